@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# pfcwd build.  See README.md.
+#
+#   make                 pfcwd.ko, pfcsim.ko and the tools for Debian's 6.1
+#   make KVER=6.12       the same for Debian's 6.12
+#   make check           deps, both kernels, unit tests, VM selftests
+#   make demo            a storm story on a simulated port, in a VM
+#   make lint            W=1, sparse (C=2), checkpatch --strict
+#   make bench           benchmarks in a VM
+#
+# Kernel modules are built in a shadow tree per kernel, build/<KVER>/, so the
+# two kernels' objects never mix; their .ko files are also installed into
+# the VM kernel tree (build/kernels/<release>/lib/modules/<release>/extra)
+# so that modprobe and qdisc autoload work in the guest.
+
+KVER ?= 6.1
+TOP := $(CURDIR)
+BUILD := $(TOP)/build
+OUT := $(BUILD)/$(KVER)
+
+ifneq ($(filter-out 6.1 6.12,$(KVER)),)
+$(error KVER must be 6.1 or 6.12)
+endif
+
+REL = $(shell cat $(BUILD)/kernels/$(KVER).release 2>/dev/null)
+KDIR = /lib/modules/$(REL)/build
+
+KSRC := Kbuild include pfcwd net_sched tools/testing/pfcsim
+KSRC_FILES := $(shell find $(KSRC) -type f 2>/dev/null)
+
+CFLAGS_USER := -O2 -g -Wall -Wextra -Werror -I$(TOP)/include
+SELFTEST_DIR := tools/testing/selftests/pfcwd
+SELFTEST_BINS := $(BUILD)/tools/pfcwd-pkt
+UNIT_DIR := tools/testing/unit
+
+.PHONY: all modules tools deps install-vm unit check demo lint bench clean
+
+all: modules tools install-vm
+
+deps:
+	@scripts/deps.sh
+
+$(BUILD)/kernels/$(KVER).release:
+	@scripts/deps.sh
+
+modules: $(BUILD)/kernels/$(KVER).release
+	@mkdir -p $(OUT)/src
+	@cd $(OUT)/src && for f in $(KSRC_FILES); do \
+		mkdir -p "$$(dirname "$$f")"; \
+		ln -sfn "$(TOP)/$$f" "$$f"; \
+	done
+	$(MAKE) -C $(KDIR) M=$(OUT)/src modules $(if $(W),W=$(W)) $(if $(C),C=$(C) CHECK="sparse -Wno-unknown-attribute")
+	@cp $(OUT)/src/pfcwd.ko $(OUT)/src/tools/testing/pfcsim/pfcsim.ko $(OUT)/
+
+# Make the modules visible to modprobe (and qdisc autoload) in the VM.
+install-vm: modules
+	@d=$(BUILD)/kernels/$(REL)/lib/modules/$(REL)/extra; \
+	mkdir -p $$d && cp $(OUT)/pfcwd.ko $(OUT)/pfcsim.ko $$d/ && \
+	depmod -b $(BUILD)/kernels/$(REL) $(REL)
+
+tools: $(SELFTEST_BINS)
+
+$(BUILD)/tools/%: $(SELFTEST_DIR)/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_USER) -o $@ $<
+
+unit:
+	@$(MAKE) -s -C $(UNIT_DIR) OUT=$(BUILD)/unit run
+
+check:
+	@scripts/check
+
+demo:
+	@scripts/demo
+
+lint:
+	@scripts/lint
+
+bench:
+	@scripts/bench
+
+clean:
+	rm -rf $(BUILD)/6.1 $(BUILD)/6.12 $(BUILD)/unit $(BUILD)/results

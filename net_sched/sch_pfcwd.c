@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sch_pfcwd - the PFC-aware qdisc of pfcwd.
+ *
+ * Eight FIFO bands, one per IEEE 802.1p priority, served in strict priority
+ * order: band 7 first, band 0 last.  A packet's band is its priority
+ * (skb->priority 0..7); a packet whose skb->priority names one of this
+ * qdisc's classes (MAJOR:1..MAJOR:8) goes to that class's band; anything
+ * else is best effort, band 0.  Each band holds at most "limit" packets
+ * (default: the device's tx_queue_len when the qdisc is created); a packet
+ * arriving at a full band is dropped and counted against that band.
+ *
+ * Band P is class MAJOR:P+1, so "tc -s class show" lists eight classes with
+ * their own byte, packet, drop and backlog counters.
+ *
+ * Locking and context:
+ *  - enqueue, dequeue, peek and reset run with the qdisc root lock held
+ *    (softirq or process context with BH disabled); they alone touch the
+ *    band queues and counters.
+ *  - init, change, dump and the class operations run under RTNL in
+ *    process context.  change takes the root lock (sch_tree_lock) before it
+ *    touches anything the datapath reads.  The class dumps read counters
+ *    that the datapath writes: byte/packet counters through u64_stats, the
+ *    rest as snapshots, as every qdisc does.
+ */
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/netdevice.h>
+#include <linux/skbuff.h>
+#include <net/netlink.h>
+#include <net/pkt_sched.h>
+#include <net/sch_generic.h>
+#include <uapi/linux/pfcwd.h>
+
+#include "../pfcwd/compat.h"
+#include "../pfcwd/pfcwd.h"
+
+struct pfcwd_band {
+	struct qdisc_skb_head q;
+	struct gnet_stats_basic_sync bstats;
+	struct gnet_stats_queue qstats;
+};
+
+struct pfcwd_sched {
+	u32 limit;			/* packets per band */
+	struct pfcwd_band bands[PFCWD_NUM_PRIO];
+};
+
+static struct netlink_range_validation pfcwd_limit_range = {
+	.min = 1,
+	.max = PFCWD_LIMIT_MAX,
+};
+
+static const struct nla_policy pfcwd_tc_policy[TCA_PFCWD_MAX + 1] = {
+	[TCA_PFCWD_LIMIT] = NLA_POLICY_FULL_RANGE(NLA_U32, &pfcwd_limit_range),
+};
+
+static unsigned int pfcwd_sched_band(const struct sk_buff *skb,
+				     const struct Qdisc *sch)
+{
+	u32 prio = skb->priority;
+
+	if (TC_H_MAJ(prio) == sch->handle) {
+		u32 minor = TC_H_MIN(prio);
+
+		if (minor >= 1 && minor <= PFCWD_NUM_PRIO)
+			return minor - 1;
+		return 0;
+	}
+	return prio < PFCWD_NUM_PRIO ? prio : 0;
+}
+
+static int pfcwd_sched_enqueue(struct sk_buff *skb, struct Qdisc *sch,
+			       struct sk_buff **to_free)
+{
+	struct pfcwd_sched *q = qdisc_priv(sch);
+	struct pfcwd_band *b = &q->bands[pfcwd_sched_band(skb, sch)];
+	unsigned int len = qdisc_pkt_len(skb);
+
+	if (unlikely(b->q.qlen >= q->limit)) {
+		b->qstats.drops++;
+		return qdisc_drop(skb, sch, to_free);
+	}
+
+	__qdisc_enqueue_tail(skb, &b->q);
+	b->qstats.backlog += len;
+	qdisc_qstats_backlog_inc(sch, skb);
+	sch->q.qlen++;
+	return NET_XMIT_SUCCESS;
+}
+
+static struct pfcwd_band *pfcwd_sched_first(struct pfcwd_sched *q)
+{
+	int prio;
+
+	for (prio = PFCWD_NUM_PRIO - 1; prio >= 0; prio--)
+		if (q->bands[prio].q.qlen)
+			return &q->bands[prio];
+	return NULL;
+}
+
+static struct sk_buff *pfcwd_sched_dequeue(struct Qdisc *sch)
+{
+	struct pfcwd_sched *q = qdisc_priv(sch);
+	struct pfcwd_band *b = pfcwd_sched_first(q);
+	struct sk_buff *skb;
+
+	if (!b)
+		return NULL;
+
+	skb = __qdisc_dequeue_head(&b->q);
+	b->qstats.backlog -= qdisc_pkt_len(skb);
+	bstats_update(&b->bstats, skb);
+	qdisc_qstats_backlog_dec(sch, skb);
+	qdisc_bstats_update(sch, skb);
+	sch->q.qlen--;
+	return skb;
+}
+
+static struct sk_buff *pfcwd_sched_peek(struct Qdisc *sch)
+{
+	struct pfcwd_band *b = pfcwd_sched_first(qdisc_priv(sch));
+
+	return b ? b->q.head : NULL;
+}
+
+/* Drops the oldest packets of @b until it holds at most @limit packets. */
+static void pfcwd_sched_trim(struct Qdisc *sch, struct pfcwd_band *b,
+			     u32 limit)
+{
+	unsigned int pkts = 0, bytes = 0;
+	struct sk_buff *skb;
+
+	while (b->q.qlen > limit) {
+		skb = __qdisc_dequeue_head(&b->q);
+		pkts++;
+		bytes += qdisc_pkt_len(skb);
+		b->qstats.backlog -= qdisc_pkt_len(skb);
+		b->qstats.drops++;
+		qdisc_qstats_backlog_dec(sch, skb);
+		qdisc_qstats_drop(sch);
+		sch->q.qlen--;
+		rtnl_kfree_skbs(skb, skb);
+	}
+	if (pkts)
+		qdisc_tree_reduce_backlog(sch, pkts, bytes);
+}
+
+static void pfcwd_sched_reset(struct Qdisc *sch)
+{
+	struct pfcwd_sched *q = qdisc_priv(sch);
+	int prio;
+
+	for (prio = 0; prio < PFCWD_NUM_PRIO; prio++) {
+		struct pfcwd_band *b = &q->bands[prio];
+
+		rtnl_kfree_skbs(b->q.head, b->q.tail);
+		b->q.head = NULL;
+		b->q.tail = NULL;
+		b->q.qlen = 0;
+		b->qstats.backlog = 0;
+	}
+	sch->q.qlen = 0;
+	sch->qstats.backlog = 0;
+}
+
+static int pfcwd_sched_parse(struct Qdisc *sch, struct nlattr *opt,
+			     u32 *limit, struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[TCA_PFCWD_MAX + 1];
+	int err;
+
+	if (!opt)
+		return 0;
+
+	err = nla_parse_nested(tb, TCA_PFCWD_MAX, opt, pfcwd_tc_policy, extack);
+	if (err < 0)
+		return err;
+
+	if (tb[TCA_PFCWD_LIMIT])
+		*limit = nla_get_u32(tb[TCA_PFCWD_LIMIT]);
+	return 0;
+}
+
+static int pfcwd_sched_change(struct Qdisc *sch, struct nlattr *opt,
+			      struct netlink_ext_ack *extack)
+{
+	struct pfcwd_sched *q = qdisc_priv(sch);
+	u32 limit = q->limit;
+	int prio, err;
+
+	err = pfcwd_sched_parse(sch, opt, &limit, extack);
+	if (err)
+		return err;
+
+	sch_tree_lock(sch);
+	q->limit = limit;
+	for (prio = 0; prio < PFCWD_NUM_PRIO; prio++)
+		pfcwd_sched_trim(sch, &q->bands[prio], limit);
+	sch_tree_unlock(sch);
+	return 0;
+}
+
+static int pfcwd_sched_init(struct Qdisc *sch, struct nlattr *opt,
+			    struct netlink_ext_ack *extack)
+{
+	struct pfcwd_sched *q = qdisc_priv(sch);
+	u32 limit;
+	int prio, err;
+
+	limit = clamp_t(u32, READ_ONCE(qdisc_dev(sch)->tx_queue_len), 1,
+			PFCWD_LIMIT_MAX);
+	err = pfcwd_sched_parse(sch, opt, &limit, extack);
+	if (err)
+		return err;
+
+	/* The core hands us zeroed private data: the bands are empty. */
+	q->limit = limit;
+	for (prio = 0; prio < PFCWD_NUM_PRIO; prio++)
+		gnet_stats_basic_sync_init(&q->bands[prio].bstats);
+	return 0;
+}
+
+static int pfcwd_sched_dump(struct Qdisc *sch, struct sk_buff *skb)
+{
+	struct pfcwd_sched *q = qdisc_priv(sch);
+	struct nlattr *opts;
+
+	opts = nla_nest_start_noflag(skb, TCA_OPTIONS);
+	if (!opts)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, TCA_PFCWD_LIMIT, q->limit)) {
+		nla_nest_cancel(skb, opts);
+		return -EMSGSIZE;
+	}
+	return nla_nest_end(skb, opts);
+}
+
+/* Classes: band P is class MAJOR:P+1; the class handle is P+1. */
+
+static unsigned long pfcwd_class_find(struct Qdisc *sch, u32 classid)
+{
+	unsigned long band = TC_H_MIN(classid);
+
+	return band >= 1 && band <= PFCWD_NUM_PRIO ? band : 0;
+}
+
+static struct Qdisc *pfcwd_class_leaf(struct Qdisc *sch, unsigned long cl)
+{
+	return NULL;
+}
+
+static void pfcwd_class_walk(struct Qdisc *sch, struct qdisc_walker *arg)
+{
+	unsigned long band;
+
+	if (arg->stop)
+		return;
+	for (band = 1; band <= PFCWD_NUM_PRIO; band++)
+		if (!tc_qdisc_stats_dump(sch, band, arg))
+			break;
+}
+
+static int pfcwd_class_dump(struct Qdisc *sch, unsigned long cl,
+			    struct sk_buff *skb, struct tcmsg *tcm)
+{
+	tcm->tcm_handle |= TC_H_MIN(cl);
+	tcm->tcm_info = 0;
+	return 0;
+}
+
+static int pfcwd_class_dump_stats(struct Qdisc *sch, unsigned long cl,
+				  struct gnet_dump *d)
+{
+	struct pfcwd_sched *q = qdisc_priv(sch);
+	struct pfcwd_band *b = &q->bands[cl - 1];
+
+	if (gnet_stats_copy_basic(d, NULL, &b->bstats, true) < 0 ||
+	    gnet_stats_copy_queue(d, NULL, &b->qstats, b->q.qlen) < 0)
+		return -1;
+	return 0;
+}
+
+static const struct Qdisc_class_ops pfcwd_class_ops = {
+	.leaf		= pfcwd_class_leaf,
+	.find		= pfcwd_class_find,
+	.walk		= pfcwd_class_walk,
+	.dump		= pfcwd_class_dump,
+	.dump_stats	= pfcwd_class_dump_stats,
+};
+
+static struct Qdisc_ops pfcwd_qdisc_ops __read_mostly = {
+	.cl_ops		= &pfcwd_class_ops,
+	.id		= "pfcwd",
+	.priv_size	= sizeof(struct pfcwd_sched),
+	.enqueue	= pfcwd_sched_enqueue,
+	.dequeue	= pfcwd_sched_dequeue,
+	.peek		= pfcwd_sched_peek,
+	.init		= pfcwd_sched_init,
+	.reset		= pfcwd_sched_reset,
+	.change		= pfcwd_sched_change,
+	.dump		= pfcwd_sched_dump,
+	.owner		= THIS_MODULE,
+};
+
+PFCWD_MODULE_ALIAS_SCH("pfcwd");
+
+int pfcwd_sched_register(void)
+{
+	return register_qdisc(&pfcwd_qdisc_ops);
+}
+
+void pfcwd_sched_unregister(void)
+{
+	unregister_qdisc(&pfcwd_qdisc_ops);
+}

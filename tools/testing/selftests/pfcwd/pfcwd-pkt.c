@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pfcwd-pkt - send and receive numbered test frames with a given priority.
+ *
+ *   pfcwd-pkt send DEV PRIO COUNT [SIZE]
+ *	Sends COUNT Ethernet frames (EtherType 0x88b5, local experimental)
+ *	out of DEV through its qdisc, with skb->priority = PRIO (SO_PRIORITY)
+ *	and the priority and a sequence number in the payload.  Prints the
+ *	number of frames the stack accepted.
+ *
+ *   pfcwd-pkt recv DEV COUNT TIMEOUT_MS
+ *	Receives test frames on DEV until COUNT arrived or no frame arrived
+ *	for TIMEOUT_MS; prints one line per frame, "PRIO SEQ", in arrival
+ *	order, and exits 0.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <net/if.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define PKT_ETHERTYPE	0x88b5
+#define PKT_MAGIC	0x70666377u	/* "pfcw" */
+
+struct pkt_payload {
+	uint32_t magic;
+	uint32_t prio;
+	uint32_t seq;
+} __attribute__((packed));
+
+static void die(const char *what)
+{
+	perror(what);
+	exit(1);
+}
+
+static unsigned long parse_num(const char *s, unsigned long max)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	if (errno || *s == '\0' || *end != '\0' || v > max) {
+		fprintf(stderr, "pfcwd-pkt: bad number '%s'\n", s);
+		exit(2);
+	}
+	return v;
+}
+
+static int open_socket(const char *dev, struct sockaddr_ll *sll)
+{
+	int fd;
+
+	fd = socket(AF_PACKET, SOCK_RAW, htons(PKT_ETHERTYPE));
+	if (fd < 0)
+		die("socket");
+	memset(sll, 0, sizeof(*sll));
+	sll->sll_family = AF_PACKET;
+	sll->sll_protocol = htons(PKT_ETHERTYPE);
+	sll->sll_ifindex = if_nametoindex(dev);
+	if (!sll->sll_ifindex)
+		die(dev);
+	if (bind(fd, (struct sockaddr *)sll, sizeof(*sll)) < 0)
+		die("bind");
+	return fd;
+}
+
+static int do_send(const char *dev, unsigned int prio, unsigned long count,
+		   unsigned long size)
+{
+	unsigned char frame[9216];
+	struct pkt_payload pl = { .magic = htonl(PKT_MAGIC), .prio = htonl(prio) };
+	struct sockaddr_ll sll;
+	unsigned long i, sent = 0;
+	int fd, sprio = prio;
+
+	if (size < ETH_HLEN + sizeof(pl) || size > sizeof(frame)) {
+		fprintf(stderr, "pfcwd-pkt: size must be %zu..%zu\n",
+			ETH_HLEN + sizeof(pl), sizeof(frame));
+		return 2;
+	}
+	fd = open_socket(dev, &sll);
+	if (setsockopt(fd, SOL_SOCKET, SO_PRIORITY, &sprio, sizeof(sprio)) < 0)
+		die("SO_PRIORITY");
+
+	memset(frame, 0, size);
+	memset(frame, 0xff, ETH_ALEN);			/* broadcast */
+	frame[6] = 0x02;				/* local source */
+	frame[11] = prio;
+	frame[12] = PKT_ETHERTYPE >> 8;
+	frame[13] = PKT_ETHERTYPE & 0xff;
+	for (i = 0; i < count; i++) {
+		pl.seq = htonl(i);
+		memcpy(frame + ETH_HLEN, &pl, sizeof(pl));
+		if (send(fd, frame, size, 0) == (ssize_t)size)
+			sent++;
+		else if (errno != ENOBUFS)
+			die("send");
+	}
+	printf("%lu\n", sent);
+	close(fd);
+	return 0;
+}
+
+static int do_recv(const char *dev, unsigned long count, int timeout_ms)
+{
+	unsigned char frame[9216];
+	struct pkt_payload pl;
+	struct sockaddr_ll sll;
+	struct pollfd pfd;
+	unsigned long got = 0;
+	ssize_t n;
+
+	pfd.fd = open_socket(dev, &sll);
+	pfd.events = POLLIN;
+	while (got < count) {
+		int r = poll(&pfd, 1, timeout_ms);
+
+		if (r < 0)
+			die("poll");
+		if (r == 0)
+			break;
+		n = recv(pfd.fd, frame, sizeof(frame), 0);
+		if (n < 0)
+			die("recv");
+		if (n < (ssize_t)(ETH_HLEN + sizeof(pl)))
+			continue;
+		memcpy(&pl, frame + ETH_HLEN, sizeof(pl));
+		if (ntohl(pl.magic) != PKT_MAGIC)
+			continue;
+		printf("%u %u\n", ntohl(pl.prio), ntohl(pl.seq));
+		got++;
+	}
+	fflush(stdout);
+	return 0;
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: pfcwd-pkt send DEV PRIO COUNT [SIZE]\n"
+		"       pfcwd-pkt recv DEV COUNT TIMEOUT_MS\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 5 && argc <= 6 && !strcmp(argv[1], "send"))
+		return do_send(argv[2], parse_num(argv[3], 7),
+			       parse_num(argv[4], 100000000),
+			       argc == 6 ? parse_num(argv[5], 9216) : 64);
+	if (argc == 5 && !strcmp(argv[1], "recv"))
+		return do_recv(argv[2], parse_num(argv[3], 100000000),
+			       parse_num(argv[4], 600000));
+	usage();
+	return 2;
+}
