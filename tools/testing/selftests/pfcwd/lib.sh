@@ -1,0 +1,169 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# TAP library for pfcwd's shell selftests (kselftest style).
+#
+# A test script defines one function per test case, lists them, and hands
+# over to tap_main:
+#
+#	. "$(dirname "$0")/lib.sh"
+#	test_load() { modprobe pfcwd || fail "modprobe failed"; ... }
+#	TESTS=(
+#		"test_load	module loads and unloads"
+#	)
+#	tap_main "$@"
+#
+# tap_main prints the plan, runs each case in its own process with a
+# timeout (PFCWD_TEST_TIMEOUT seconds, default 120; a case may set its own
+# with a third tab-separated field), prints "ok N desc", "not ok N desc" or
+# "ok N desc # SKIP reason", and then reads the kernel log written during
+# the case: a WARNING, BUG, Oops, "cut here", KASAN/UBSAN or leak report
+# fails the case.  Each case's output is shown as "# " comment lines.
+# The last line is "# passed: N failed: N skipped: N".
+#
+# "script.sh CASE" runs just that case (function name), for debugging.
+#
+# Inside a case: fail MSG (stop, case fails), skip MSG (stop, case skipped),
+# check CMD... (run CMD, fail with its text if it fails), log MSG.
+
+PFCWD_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../../.." && pwd)
+SELFTEST_DIR=$PFCWD_TOP/tools/testing/selftests/pfcwd
+PFCWD_PKT=$PFCWD_TOP/build/tools/pfcwd-pkt
+KSFT_SKIP=4
+
+# Kernel log patterns that fail any case.
+DMESG_BAD='WARNING:|BUG:|kernel BUG|Oops|cut here|KASAN|UBSAN|general protection|memory leak|unreferenced object|refcount_t:|list_add corruption|list_del corruption|soft lockup|hung_task|rcu.*stall|Call Trace'
+
+log() { echo "$*"; }
+
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+
+skip() {
+	echo "$*" > "${TAP_SKIP_FILE:-/dev/null}"
+	exit $KSFT_SKIP
+}
+
+check() {
+	"$@" || fail "command failed: $*"
+}
+
+# Reads the kernel log as lines; the number of lines marks a position.
+dmesg_lines() { dmesg 2>/dev/null | wc -l; }
+
+# Fails with the offending lines when the kernel log since line $1 matches.
+dmesg_check_since() {
+	local bad
+
+	bad=$(dmesg 2>/dev/null | tail -n "+$(($1 + 1))" | grep -E "$DMESG_BAD")
+	[ -z "$bad" ] && return 0
+	echo "$bad" | head -n 40
+	return 1
+}
+
+_tap_run_case() {
+	local n=$1 fn=$2 desc=$3 tmo=$4 out rc mark reason
+
+	TAP_SKIP_FILE=$(mktemp)
+	export TAP_SKIP_FILE
+	mark=$(dmesg_lines)
+	out=$(timeout -k 5 "$tmo" "$0" "$fn" 2>&1)
+	rc=$?
+	[ -n "$out" ] && printf '%s\n' "$out" | sed 's/^/# /'
+	if [ $rc = 124 ] || [ $rc = 137 ]; then
+		echo "# timed out after ${tmo}s"
+		rc=1
+	fi
+	if ! dmesg_check_since "$mark" > "$TAP_SKIP_FILE.dmesg"; then
+		echo "# kernel log reports a problem:"
+		sed 's/^/#   /' "$TAP_SKIP_FILE.dmesg"
+		rc=1
+	fi
+	case $rc in
+	0)
+		echo "ok $n $desc"
+		TAP_PASS=$((TAP_PASS + 1)) ;;
+	"$KSFT_SKIP")
+		reason=$(cat "$TAP_SKIP_FILE")
+		echo "ok $n $desc # SKIP ${reason:-no reason given}"
+		TAP_SKIP=$((TAP_SKIP + 1)) ;;
+	*)
+		echo "not ok $n $desc"
+		TAP_FAIL=$((TAP_FAIL + 1)) ;;
+	esac
+	rm -f "$TAP_SKIP_FILE" "$TAP_SKIP_FILE.dmesg"
+}
+
+tap_main() {
+	local entry fn desc tmo n=0
+
+	if [ $# -gt 0 ]; then
+		declare -F "$1" >/dev/null || { echo "no such case: $1" >&2; exit 2; }
+		set -o pipefail
+		"$1"
+		exit $?
+	fi
+
+	TAP_PASS=0 TAP_FAIL=0 TAP_SKIP=0
+	echo "TAP version 13"
+	echo "1..${#TESTS[@]}"
+	for entry in "${TESTS[@]}"; do
+		IFS=$'\t' read -r fn desc tmo <<< "$entry"
+		n=$((n + 1))
+		_tap_run_case "$n" "$fn" "$desc" "${tmo:-${PFCWD_TEST_TIMEOUT:-120}}"
+	done
+	echo "# passed: $TAP_PASS failed: $TAP_FAIL skipped: $TAP_SKIP"
+	[ "$TAP_FAIL" = 0 ]
+}
+
+# --- helpers shared by the cases ------------------------------------------
+
+# Loads a module of this project (installed in the VM's module tree).
+load_mod() {
+	modprobe "$1" || fail "modprobe $1 failed"
+}
+
+# Unloads a module if loaded; fails if it will not go.
+unload_mod() {
+	if grep -q "^$1 " /proc/modules; then
+		modprobe -r "$1" || fail "cannot unload $1"
+	fi
+}
+
+mod_loaded() { grep -q "^$1 " /proc/modules; }
+
+# pfcsim port management.
+PFCSIM_DFS=/sys/kernel/debug/pfcsim
+
+pfcsim_new() {
+	mod_loaded pfcsim || load_mod pfcsim
+	echo "$1" > $PFCSIM_DFS/new_port || fail "cannot create pfcsim port $1"
+	ip link set dev "$1" up || fail "cannot bring $1 up"
+}
+
+pfcsim_del() {
+	echo "$1" > $PFCSIM_DFS/del_port || fail "cannot delete pfcsim port $1"
+}
+
+# Value of one ethtool -S counter.
+ethtool_stat() {
+	ethtool -S "$1" | awk -v k="$2:" '$1 == k { print $2; found = 1 } END { if (!found) print "missing" }'
+}
+
+# "tc -s class show" packet/drop counters of class MAJOR:MINOR, as
+# "sent_pkts dropped backlog_pkts".
+class_stats() {
+	tc -s class show dev "$1" | awk -v c="$2" '
+		$1 == "class" && $3 == c { on = 1; next }
+		$1 == "class" { on = 0 }
+		on && $1 == "Sent" { sent = $4; drop = $7; sub(",", "", drop) }
+		on && $1 == "backlog" { bl = $3; sub("p", "", bl) }
+		END { if (sent == "") print "missing"; else print sent, drop, bl + 0 }'
+}
+
+# Expects "$1" == "$2", else fails with message $3.
+expect_eq() {
+	[ "$1" = "$2" ] || fail "$3: expected '$2', got '$1'"
+}

@@ -1,0 +1,159 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The pfcwd qdisc's control path: add, replace, change, delete on dummy,
+# veth and pfcsim; its classes; bad invocations rejected.
+
+. "$(dirname "$0")/lib.sh"
+
+TC_NL=$SELFTEST_DIR/tc-nl.py
+
+setup() {
+	load_mod pfcwd
+	ip link del pq0 2>/dev/null
+	ip link del pv0 2>/dev/null
+	[ -e /sys/class/net/psim0 ] && pfcsim_del psim0
+	true
+}
+
+# Runs add / show / replace / change / delete on device $1.
+lifecycle() {
+	local dev=$1
+
+	tc qdisc add dev "$dev" root handle 1: pfcwd || fail "$dev: add"
+	tc qdisc show dev "$dev" | grep -q "^qdisc pfcwd 1: root" ||
+		fail "$dev: not shown after add: $(tc qdisc show dev "$dev")"
+	tc qdisc add dev "$dev" root handle 1: pfcwd 2>/dev/null &&
+		fail "$dev: second add without replace accepted"
+	tc qdisc replace dev "$dev" root handle 1: pfcwd || fail "$dev: replace by itself"
+	tc qdisc replace dev "$dev" root handle 2: pfifo_fast || fail "$dev: replace by pfifo_fast"
+	tc qdisc show dev "$dev" | grep -q "^qdisc pfifo_fast 2: root" ||
+		fail "$dev: pfifo_fast not in place"
+	tc qdisc replace dev "$dev" root handle 3: pfcwd || fail "$dev: replace back"
+	python3 "$TC_NL" change "$dev" handle 3 limit 50 >/dev/null || fail "$dev: change limit"
+	tc qdisc del dev "$dev" root || fail "$dev: delete"
+	tc qdisc show dev "$dev" | grep -q pfcwd && fail "$dev: still present after delete"
+	return 0
+}
+
+test_dummy() {
+	setup
+	ip link add pq0 type dummy && ip link set pq0 up || fail "dummy"
+	lifecycle pq0
+	ip link del pq0
+}
+
+test_veth() {
+	setup
+	ip link add pv0 type veth peer name pv1 || fail "veth"
+	ip link set pv0 up && ip link set pv1 up
+	lifecycle pv0
+	lifecycle pv1
+	ip link del pv0
+}
+
+test_pfcsim() {
+	setup
+	pfcsim_new psim0
+	lifecycle psim0
+	# Leave one attached: deleting the port must take the qdisc with it.
+	tc qdisc add dev psim0 root pfcwd || fail "add before port delete"
+	pfcsim_del psim0
+	unload_mod pfcsim
+}
+
+test_classes() {
+	setup
+	ip link add pq0 type dummy && ip link set pq0 up || fail "dummy"
+	tc qdisc add dev pq0 root handle 7: pfcwd || fail "add"
+	ids=$(tc class show dev pq0 | awk '$1 == "class" { print $3 }' | tr '\n' ' ')
+	expect_eq "$ids" "7:1 7:2 7:3 7:4 7:5 7:6 7:7 7:8 " "class ids"
+	n=$(tc -s class show dev pq0 | grep -c '^ Sent ')
+	expect_eq "$n" 8 "classes with statistics"
+	limit=$(tc qdisc show dev pq0 | grep -c pfcwd)
+	expect_eq "$limit" 1 "qdisc lines"
+	ip link del pq0
+}
+
+test_default_limit() {
+	setup
+	ip link add pq0 type dummy && ip link set pq0 txqueuelen 37 up || fail "dummy"
+	tc qdisc add dev pq0 root handle 1: pfcwd || fail "add"
+	# Without the tc plugin, tc does not print the options; read them raw.
+	expect_eq "$(python3 "$TC_NL" show pq0)" "handle 1: limit 37" "default limit"
+	python3 "$TC_NL" change pq0 handle 1 limit 1000 || fail "change"
+	expect_eq "$(python3 "$TC_NL" show pq0)" "handle 1: limit 1000" "changed limit"
+	ip link del pq0
+	# A queueing device with tx_queue_len 0 still gets one packet per band.
+	pfcsim_new psim0
+	ip link set psim0 txqueuelen 0
+	tc qdisc replace dev psim0 root handle 2: pfcwd || fail "replace"
+	expect_eq "$(python3 "$TC_NL" show psim0)" "handle 2: limit 1" "limit with txqueuelen 0"
+	pfcsim_del psim0
+}
+
+# Each bad request must fail with the given errno and change nothing.
+expect_nl_error() {
+	local want=$1 msg=$2 out rc
+	shift 2
+
+	out=$(python3 "$TC_NL" "$@" 2>&1)
+	rc=$?
+	[ "$rc" = "$want" ] || fail "'$*': exit $rc (want $want): $out"
+	[ -z "$msg" ] || echo "$out" | grep -q "$msg" ||
+		fail "'$*': message '$msg' missing in: $out"
+	log "rejected: $* -> $(echo "$out" | tr '\n' ' ')"
+}
+
+test_bad_netlink() {
+	setup
+	ip link add pq0 type dummy && ip link set pq0 up || fail "dummy"
+	tc qdisc add dev pq0 root handle 1: pfcwd || fail "add"
+	python3 "$TC_NL" change pq0 handle 1 limit 9 || fail "change limit 9"
+	before=$(python3 "$TC_NL" show pq0)
+	expect_eq "$before" "handle 1: limit 9" "limit before bad requests"
+	expect_nl_error 34 "extack: " change pq0 handle 1 limit 0
+	expect_nl_error 34 "extack: " change pq0 handle 1 limit 0x100001
+	expect_nl_error 22 "extack: " change pq0 handle 1 attr 1:0102
+	expect_nl_error 22 "extack: " change pq0 handle 1 attr 1:0102030405060708
+	expect_nl_error 22 "NLA_F_NESTED" change pq0 handle 1 limit 5 noflag
+	expect_nl_error 22 "extack: " change pq0 handle 1 attr 99:00000000
+	expect_nl_error 34 "extack: " replace pq0 handle 1 limit 0
+	after=$(python3 "$TC_NL" show pq0)
+	expect_eq "$after" "$before" "qdisc after rejected changes"
+	tc qdisc del dev pq0 root
+	# A rejected add leaves the device's default qdisc in place.
+	expect_nl_error 34 "extack: " add pq0 handle 1 limit 0
+	tc qdisc show dev pq0 | grep -q pfcwd && fail "pfcwd attached by a rejected add"
+	ip link del pq0
+}
+
+test_bad_tc() {
+	setup
+	ip link add pq0 type dummy && ip link set pq0 up || fail "dummy"
+	tc qdisc add dev pq0 root pfcwd bogus 2>/dev/null && fail "unknown option accepted"
+	tc qdisc add dev nosuchdev0 root pfcwd 2>/dev/null && fail "missing device accepted"
+	tc qdisc add dev pq0 parent 5:1 pfcwd 2>/dev/null && fail "missing parent accepted"
+	tc qdisc add dev pq0 root handle 1: pfcwd || fail "add"
+	tc qdisc add dev pq0 parent 1:3 pfifo 2>/dev/null &&
+		fail "child qdisc grafted on a pfcwd band"
+	tc class add dev pq0 parent 1: classid 1:9 htb rate 1mbit 2>/dev/null &&
+		fail "class added to pfcwd"
+	tc class change dev pq0 classid 1:3 2>/dev/null && fail "class change accepted"
+	tc qdisc show dev pq0 | grep -q "^qdisc pfcwd 1: root" || fail "pfcwd lost"
+	n=$(tc class show dev pq0 | grep -c '^class')
+	expect_eq "$n" 8 "classes after bad requests"
+	ip link del pq0
+}
+
+TESTS=(
+	"test_dummy	qdisc: add/replace/change/delete on dummy"
+	"test_veth	qdisc: add/replace/change/delete on both ends of veth"
+	"test_pfcsim	qdisc: add/replace/change/delete on pfcsim; port deleted with qdisc"
+	"test_classes	qdisc: eight classes MAJOR:1..MAJOR:8 with statistics"
+	"test_default_limit	qdisc: limit defaults to tx_queue_len, dumped and changed"
+	"test_bad_netlink	qdisc: bad options rejected by the kernel, nothing changed"
+	"test_bad_tc	qdisc: bad tc invocations rejected"
+)
+
+tap_main "$@"
