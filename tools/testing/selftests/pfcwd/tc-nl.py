@@ -5,7 +5,8 @@
 Lets the selftests exercise the kernel's validation of pfcwd's tc options
 byte by byte, independent of any tc plugin.
 
-  tc-nl.py add|change|replace DEV [handle MAJ] [limit N] [attr TYPE:HEX]...
+  tc-nl.py add|change|replace DEV [handle MAJ] [parent MAJ:MIN] [limit N]
+           [attr TYPE:HEX]...
            [kind KIND] [noflag]
   tc-nl.py show DEV
 
@@ -93,6 +94,7 @@ def main(argv):
         usage()
     dev = argv[2]
     kind, handle, opts, nested = b"pfcwd\0", 0, b"", NLA_F_NESTED
+    parent = TC_H_ROOT
     have_opts = False
     args = argv[3:]
     while args:
@@ -106,6 +108,9 @@ def main(argv):
             have_opts = True
         elif key == "handle":
             handle = int(args.pop(0), 16) << 16
+        elif key == "parent":
+            maj, mnr = args.pop(0).split(":")
+            parent = (int(maj, 16) << 16) | int(mnr or "0", 16)
         elif key == "kind":
             kind = args.pop(0).encode() + b"\0"
         elif key == "noflag":
@@ -115,7 +120,7 @@ def main(argv):
 
     ifindex = socket.if_nametoindex(dev)
     body = struct.pack("=BxxxiIII", socket.AF_UNSPEC, ifindex, handle,
-                       TC_H_ROOT, 0)
+                       parent, 0)
     body += nla(TCA_KIND, kind)
     if have_opts:
         body += nla(TCA_OPTIONS | nested, opts)
