@@ -17,7 +17,7 @@
 KVER ?= 6.1
 TOP := $(CURDIR)
 BUILD := $(TOP)/build
-OUT := $(BUILD)/$(KVER)
+OUT ?= $(BUILD)/$(KVER)
 
 ifneq ($(filter-out 6.1 6.12,$(KVER)),)
 $(error KVER must be 6.1 or 6.12)

@@ -32,7 +32,6 @@
 #include <net/sch_generic.h>
 #include <uapi/linux/pfcwd.h>
 
-#include "../pfcwd/compat.h"
 #include "../pfcwd/pfcwd.h"
 
 struct pfcwd_band {
@@ -303,7 +302,12 @@ static struct Qdisc_ops pfcwd_qdisc_ops __read_mostly = {
 	.owner		= THIS_MODULE,
 };
 
-PFCWD_MODULE_ALIAS_SCH("pfcwd");
+/*
+ * "tc qdisc add ... pfcwd" loads this module when the kind is unknown: the
+ * kernel asks for "sch_pfcwd" before 6.9 and "net-sch-pfcwd" since.
+ */
+MODULE_ALIAS("sch_pfcwd");
+MODULE_ALIAS("net-sch-pfcwd");
 
 int pfcwd_sched_register(void)
 {

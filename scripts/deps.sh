@@ -99,13 +99,14 @@ done
 
 # checkpatch.pl and its data files from linux-source-6.12.
 cp_dir="$top/build/checkpatch"
-if [ ! -x "$cp_dir/scripts/checkpatch.pl" ]; then
+if [ ! -f "$cp_dir/scripts/checkpatch.pl" ]; then
 	tarball=$(ls /usr/src/linux-source-6.12*.tar.* 2>/dev/null | head -n1)
 	[ -n "$tarball" ] || { log "linux-source-6.12 tarball missing"; exit 1; }
 	log "extracting checkpatch from $tarball"
 	rm -rf "$cp_dir"
 	mkdir -p "$cp_dir"
-	base=$(tar -tf "$tarball" 2>/dev/null | head -n1 | cut -d/ -f1)
+	base=$(basename "$tarball")
+	base=${base%.tar.*}
 	tar -xf "$tarball" -C "$cp_dir" --strip-components=1 \
 		"$base/scripts/checkpatch.pl" "$base/scripts/spelling.txt" \
 		"$base/scripts/const_structs.checkpatch"

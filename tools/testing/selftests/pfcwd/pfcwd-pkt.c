@@ -33,7 +33,7 @@ struct pkt_payload {
 	uint32_t magic;
 	uint32_t prio;
 	uint32_t seq;
-} __attribute__((packed));
+};	/* no padding: three 32-bit fields */
 
 static void die(const char *what)
 {
@@ -143,7 +143,7 @@ static int do_recv(const char *dev, unsigned long count, int timeout_ms)
 	return 0;
 }
 
-static void usage(void)
+static void print_usage(void)
 {
 	fprintf(stderr,
 		"usage: pfcwd-pkt send DEV PRIO COUNT [SIZE]\n"
@@ -160,6 +160,6 @@ int main(int argc, char **argv)
 	if (argc == 5 && !strcmp(argv[1], "recv"))
 		return do_recv(argv[2], parse_num(argv[3], 100000000),
 			       parse_num(argv[4], 600000));
-	usage();
+	print_usage();
 	return 2;
 }
