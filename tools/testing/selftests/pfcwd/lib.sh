@@ -99,15 +99,15 @@ _tap_run_case() {
 tap_main() {
 	local entry fn desc tmo n=0
 
+	# Keep the stack's own packets (IPv6 ND, MLD) out of the counters.
+	sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+
 	if [ $# -gt 0 ]; then
 		declare -F "$1" >/dev/null || { echo "no such case: $1" >&2; exit 2; }
 		set -o pipefail
 		"$1"
 		exit $?
 	fi
-
-	# Keep the stack's own packets (IPv6 ND, MLD) out of the counters.
-	sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
 
 	TAP_PASS=0 TAP_FAIL=0 TAP_SKIP=0
 	echo "TAP version 13"
