@@ -10,8 +10,18 @@
 
 #ifdef __KERNEL__
 #include <linux/errno.h>
+#include <linux/limits.h>
+#include <linux/math64.h>
 #include <linux/stddef.h>
 #include <linux/types.h>
+
+#define PFCWD_U64_MAX	U64_MAX
+#define PFCWD_U32_MAX	U32_MAX
+
+static inline u64 pfcwd_div_u64(u64 a, u64 b)
+{
+	return div64_u64(a, b);
+}
 #else
 #include <errno.h>
 #include <linux/types.h>
@@ -23,6 +33,17 @@ typedef __u16 u16;
 typedef __u32 u32;
 typedef __u64 u64;
 typedef __s64 s64;
+
+#define PFCWD_U64_MAX	((u64)~0ULL)
+#define PFCWD_U32_MAX	((u32)~0U)
+
+static inline u64 pfcwd_div_u64(u64 a, u64 b)
+{
+	return a / b;
+}
 #endif
+
+#define PFCWD_NSEC_PER_MSEC	1000000ULL
+#define PFCWD_NSEC_PER_SEC	1000000000ULL
 
 #endif /* _PFCWD_PURE_H */

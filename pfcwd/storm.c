@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The per-priority storm state machine; see storm.h for the model.
+ *
+ * Pure code (pure.h): no kernel calls, no locking, no clock.  Every function
+ * runs in whatever context its caller is in; the caller serialises the
+ * calls on one machine (pfcwd's poller does so under the port's lock).
+ */
+#include "storm.h"
+
+/*
+ * Growth of a counter between two readings.  A smaller reading is a 32-bit
+ * wrap when the old value fit in 32 bits and the wrapped difference is
+ * plausible (under 2^31), otherwise a reset: everything since counts.
+ */
+u64 pfcwd_counter_delta(u64 prev, u64 cur)
+{
+	u32 wrapped;
+
+	if (cur >= prev)
+		return cur - prev;
+	if (prev <= PFCWD_U32_MAX) {
+		wrapped = (u32)cur - (u32)prev;
+		if (wrapped < (1U << 31))
+			return wrapped;
+	}
+	return cur;
+}
+
+void pfcwd_storm_init(struct pfcwd_storm *sm)
+{
+	*sm = (struct pfcwd_storm){ .state = PFCWD_OPERATIONAL };
+}
+
+/* Ends any pause tracking; keeps the state, the history and the stats. */
+static void pfcwd_storm_quiet(struct pfcwd_storm *sm)
+{
+	sm->pause_start = 0;
+	sm->pause_last = 0;
+	sm->tx_start = 0;
+	sm->tx_last = 0;
+}
+
+/**
+ * pfcwd_storm_forget - back to OPERATIONAL, silently
+ * @sm: the machine
+ *
+ * For a watchdog that is disabled or reconfigured: no event, no restoration
+ * counted; the counters are re-primed by the next sample.  Stats are kept.
+ */
+void pfcwd_storm_forget(struct pfcwd_storm *sm)
+{
+	struct pfcwd_storm_stats stats = sm->stats;
+
+	pfcwd_storm_init(sm);
+	sm->stats = stats;
+}
+
+void pfcwd_storm_clear_stats(struct pfcwd_storm *sm)
+{
+	sm->stats = (struct pfcwd_storm_stats){ 0 };
+}
+
+/* Number of storms recorded within @window before (and at) @now. */
+static u32 pfcwd_storm_recent(struct pfcwd_storm *sm, u64 now, u64 window)
+{
+	u32 i, n = 0;
+
+	for (i = 0; i < sm->history_len; i++) {
+		u64 t = sm->history[i];
+
+		if (t <= now && now - t < window)
+			n++;
+	}
+	return n;
+}
+
+static void pfcwd_storm_record(struct pfcwd_storm *sm, u64 now)
+{
+	sm->history[sm->history_head] = now;
+	sm->history_head = (sm->history_head + 1) % PFCWD_STORM_HISTORY;
+	if (sm->history_len < PFCWD_STORM_HISTORY)
+		sm->history_len++;
+}
+
+/* Enters STORMED (or LATCHED for @latch) for a storm detected at @now. */
+static unsigned int pfcwd_storm_enter(struct pfcwd_storm *sm,
+				      const struct pfcwd_storm_config *cfg,
+				      u64 now, enum pfcwd_latch latch)
+{
+	unsigned int ev = PFCWD_EV_DETECTED;
+
+	sm->stats.detected++;
+	sm->stats.last_detected_at = now;
+	sm->stats.last_paused_ns = now - sm->pause_start;
+	sm->stormed_at = now;
+	sm->xoff_last = sm->pause_last;
+	sm->storm_samples = 0;
+	sm->xoff_while_mitigated = false;
+	sm->blind_suspect = false;
+
+	pfcwd_storm_record(sm, now);
+	if (latch == PFCWD_LATCH_NONE && cfg->storm_limit &&
+	    pfcwd_storm_recent(sm, now, cfg->storm_window_ns) >= cfg->storm_limit)
+		latch = PFCWD_LATCH_LIMIT;
+
+	if (latch != PFCWD_LATCH_NONE) {
+		sm->state = PFCWD_LATCHED;
+		sm->latch = latch;
+		ev |= PFCWD_EV_LATCHED;
+	} else {
+		sm->state = PFCWD_STORMED;
+	}
+	return ev;
+}
+
+/* Received pause: episode tracking and detection, in OPERATIONAL. */
+static unsigned int pfcwd_storm_rx(struct pfcwd_storm *sm,
+				   const struct pfcwd_storm_config *cfg,
+				   const struct pfcwd_sample *s, bool xoff,
+				   u64 first, u64 last, bool tx_moved)
+{
+	u64 now = s->now;
+
+	if (tx_moved) {
+		/* Traffic got through: whatever pause came, it was not a stall. */
+		sm->pause_start = 0;
+		sm->pause_last = 0;
+		return 0;
+	}
+
+	if (xoff) {
+		if (!sm->pause_start || first > sm->pause_last + cfg->hold_ns)
+			sm->pause_start = first;
+		if (last > sm->pause_last)
+			sm->pause_last = last;
+	} else if (sm->pause_start && now > sm->pause_last + cfg->hold_ns) {
+		sm->pause_start = 0;
+		sm->pause_last = 0;
+	}
+
+	if (!sm->pause_start)
+		return 0;
+
+	/* XOFF right after a restoration that saw the counters go blind. */
+	if (sm->blind_suspect && xoff &&
+	    first <= sm->restored_at + 2 * cfg->hold_ns)
+		return pfcwd_storm_enter(sm, cfg, now, PFCWD_LATCH_BLIND);
+
+	if (now - sm->pause_start >= cfg->detect_ns)
+		return pfcwd_storm_enter(sm, cfg, now, PFCWD_LATCH_NONE);
+	return 0;
+}
+
+/* STORMED: restoration once no XOFF came for T1. */
+static unsigned int pfcwd_storm_mitigating(struct pfcwd_storm *sm,
+					   const struct pfcwd_storm_config *cfg,
+					   const struct pfcwd_sample *s,
+					   bool xoff, u64 last)
+{
+	u64 now = s->now;
+
+	/*
+	 * The first sample after detection spans the moment the action took
+	 * effect: frames it saw may predate it.  Later ones may not.
+	 */
+	if (xoff) {
+		if (last > sm->xoff_last)
+			sm->xoff_last = last;
+		if (sm->storm_samples >= 1)
+			sm->xoff_while_mitigated = true;
+	}
+	sm->storm_samples++;
+
+	if (sm->state != PFCWD_STORMED || now - sm->xoff_last < cfg->restore_ns)
+		return 0;
+
+	sm->state = PFCWD_OPERATIONAL;
+	sm->stats.restored++;
+	sm->stats.last_restored_at = now;
+	sm->stats.last_storm_ns = now - sm->stormed_at;
+	sm->blind_suspect = cfg->disables_pfc && !sm->xoff_while_mitigated;
+	sm->restored_at = now;
+	sm->pause_start = 0;
+	sm->pause_last = 0;
+	return PFCWD_EV_RESTORED;
+}
+
+/* Generated pause while nothing is received: a NIC-side storm. */
+static unsigned int pfcwd_storm_tx(struct pfcwd_storm *sm,
+				   const struct pfcwd_storm_config *cfg,
+				   const struct pfcwd_sample *s, u64 d_tx_pause,
+				   u64 d_rx_packets)
+{
+	u64 now = s->now;
+
+	if (!(s->valid & PFCWD_SAMPLE_RX) || d_rx_packets) {
+		sm->tx_start = 0;
+		sm->tx_last = 0;
+		return 0;
+	}
+
+	if (d_tx_pause) {
+		if (!sm->tx_start || now > sm->tx_last + cfg->hold_ns)
+			sm->tx_start = now;
+		sm->tx_last = now;
+	} else if (sm->tx_start && now > sm->tx_last + cfg->hold_ns) {
+		sm->tx_start = 0;
+		sm->tx_last = 0;
+	}
+
+	if (!sm->tx_start || sm->state == PFCWD_LATCHED ||
+	    now - sm->tx_start < cfg->detect_ns)
+		return 0;
+
+	sm->stats.tx_storms++;
+	if (sm->state == PFCWD_OPERATIONAL)
+		sm->stormed_at = now;
+	sm->state = PFCWD_LATCHED;
+	sm->latch = PFCWD_LATCH_TX_STORM;
+	sm->tx_start = 0;
+	sm->tx_last = 0;
+	return PFCWD_EV_TX_STORM | PFCWD_EV_LATCHED;
+}
+
+/* Rate of generated pause, over buckets of PFCWD_SLOW_BUCKET_NS. */
+static unsigned int pfcwd_storm_slow(struct pfcwd_storm *sm,
+				     const struct pfcwd_storm_config *cfg,
+				     u64 now, u64 d_tx_pause)
+{
+	u64 span, frames;
+
+	if (!cfg->slow_threshold)
+		return 0;
+	if (!sm->slow_bucket_start) {
+		sm->slow_bucket_start = sm->prev_now;
+		sm->slow_bucket_frames = 0;
+	}
+	sm->slow_bucket_frames += d_tx_pause;
+	span = now - sm->slow_bucket_start;
+	if (span < PFCWD_SLOW_BUCKET_NS)
+		return 0;
+
+	/* frames / span > threshold / 1 s, without dividing or overflowing */
+	frames = sm->slow_bucket_frames;
+	if (frames > PFCWD_U64_MAX / PFCWD_NSEC_PER_SEC)
+		frames = PFCWD_U64_MAX / PFCWD_NSEC_PER_SEC;
+	if (frames * PFCWD_NSEC_PER_SEC > (u64)cfg->slow_threshold * span) {
+		if (!sm->slow_since)
+			sm->slow_since = sm->slow_bucket_start;
+	} else {
+		sm->slow_since = 0;
+		sm->slow_reported = false;
+	}
+	sm->slow_bucket_start = now;
+	sm->slow_bucket_frames = 0;
+
+	if (sm->slow_since && !sm->slow_reported &&
+	    now - sm->slow_since >= cfg->slow_window_ns) {
+		sm->slow_reported = true;
+		sm->stats.slow_events++;
+		return PFCWD_EV_SLOW;
+	}
+	return 0;
+}
+
+/**
+ * pfcwd_storm_sample - feed one observation to the machine
+ * @sm: the machine
+ * @cfg: the configuration in force
+ * @s: the observation; s->now must not go backwards (a sample that does is
+ *     ignored)
+ *
+ * The first sample after init or pfcwd_storm_forget() only primes the
+ * counters.
+ *
+ * Return: a mask of PFCWD_EV_* for what happened.
+ */
+unsigned int pfcwd_storm_sample(struct pfcwd_storm *sm,
+				const struct pfcwd_storm_config *cfg,
+				const struct pfcwd_sample *s)
+{
+	u64 d_rx_pause, d_tx_pause, d_tx_packets = 0, d_rx_packets = 0;
+	u64 first, last;
+	unsigned int ev = 0;
+	bool xoff, tx_moved;
+
+	if (!sm->primed || (s->valid & ~sm->valid)) {
+		/* First sample, or a counter that was not there before. */
+		sm->primed = true;
+		sm->valid = s->valid;
+		sm->prev_now = s->now;
+		sm->prev_rx_pause = s->rx_pause;
+		sm->prev_tx_pause = s->tx_pause;
+		sm->prev_tx_packets = s->tx_packets;
+		sm->prev_rx_packets = s->rx_packets;
+		return 0;
+	}
+	if (s->now < sm->prev_now)
+		return 0;
+
+	d_rx_pause = pfcwd_counter_delta(sm->prev_rx_pause, s->rx_pause);
+	d_tx_pause = pfcwd_counter_delta(sm->prev_tx_pause, s->tx_pause);
+	if (s->valid & PFCWD_SAMPLE_TX)
+		d_tx_packets = pfcwd_counter_delta(sm->prev_tx_packets,
+						   s->tx_packets);
+	if (s->valid & PFCWD_SAMPLE_RX)
+		d_rx_packets = pfcwd_counter_delta(sm->prev_rx_packets,
+						   s->rx_packets);
+	sm->stats.rx_pause += d_rx_pause;
+	sm->stats.tx_pause += d_tx_pause;
+
+	xoff = d_rx_pause > 0;
+	first = s->xoff_first ? s->xoff_first : s->now;
+	last = s->xoff_last ? s->xoff_last : s->now;
+	tx_moved = (s->valid & PFCWD_SAMPLE_TX) && d_tx_packets > 0;
+
+	if (sm->state == PFCWD_OPERATIONAL)
+		ev |= pfcwd_storm_rx(sm, cfg, s, xoff, first, last, tx_moved);
+	else
+		ev |= pfcwd_storm_mitigating(sm, cfg, s, xoff, last);
+
+	/* The loop shows at once or not at all. */
+	if (sm->blind_suspect && s->now > sm->restored_at + 2 * cfg->hold_ns)
+		sm->blind_suspect = false;
+
+	ev |= pfcwd_storm_tx(sm, cfg, s, d_tx_pause, d_rx_packets);
+	ev |= pfcwd_storm_slow(sm, cfg, s->now, d_tx_pause);
+
+	sm->prev_now = s->now;
+	sm->prev_rx_pause = s->rx_pause;
+	sm->prev_tx_pause = s->tx_pause;
+	sm->prev_tx_packets = s->tx_packets;
+	sm->prev_rx_packets = s->rx_packets;
+	return ev;
+}
+
+/**
+ * pfcwd_storm_restore - an operator ends a storm by hand
+ * @sm: the machine
+ * @now: the time
+ *
+ * Return: true if the priority was STORMED or LATCHED and is now
+ * OPERATIONAL; the storm history is cleared so the limit starts afresh.
+ */
+bool pfcwd_storm_restore(struct pfcwd_storm *sm, u64 now)
+{
+	if (sm->state == PFCWD_OPERATIONAL)
+		return false;
+	sm->state = PFCWD_OPERATIONAL;
+	sm->latch = PFCWD_LATCH_NONE;
+	sm->stats.restored++;
+	sm->stats.last_restored_at = now;
+	sm->stats.last_storm_ns = now - sm->stormed_at;
+	sm->blind_suspect = false;
+	sm->history_len = 0;
+	sm->history_head = 0;
+	pfcwd_storm_quiet(sm);
+	return true;
+}
+
+/**
+ * pfcwd_storm_deadline - when the next transition could happen
+ * @sm: the machine
+ * @cfg: the configuration in force
+ *
+ * A sample taken at the returned time (if the pause goes on, or stays
+ * away) makes the transition: the poller schedules one then, so timing does
+ * not depend on the poll interval.
+ *
+ * Return: a time in ns, or PFCWD_U64_MAX if nothing is pending.
+ */
+u64 pfcwd_storm_deadline(const struct pfcwd_storm *sm,
+			 const struct pfcwd_storm_config *cfg)
+{
+	u64 t = PFCWD_U64_MAX;
+
+	if (sm->state == PFCWD_OPERATIONAL && sm->pause_start)
+		t = sm->pause_start + cfg->detect_ns;
+	else if (sm->state == PFCWD_STORMED)
+		t = sm->xoff_last + cfg->restore_ns;
+	if (sm->tx_start && sm->state != PFCWD_LATCHED &&
+	    sm->tx_start + cfg->detect_ns < t)
+		t = sm->tx_start + cfg->detect_ns;
+	return t;
+}
+
+/* True while the machine wants fine-grained samples. */
+bool pfcwd_storm_busy(const struct pfcwd_storm *sm)
+{
+	return sm->pause_start || sm->tx_start || sm->blind_suspect ||
+	       sm->state == PFCWD_STORMED;
+}
+
+const char *pfcwd_state_name(enum pfcwd_state state)
+{
+	switch (state) {
+	case PFCWD_OPERATIONAL:
+		return "operational";
+	case PFCWD_STORMED:
+		return "stormed";
+	case PFCWD_LATCHED:
+		return "latched";
+	}
+	return "unknown";
+}
+
+const char *pfcwd_latch_name(enum pfcwd_latch latch)
+{
+	switch (latch) {
+	case PFCWD_LATCH_NONE:
+		return "none";
+	case PFCWD_LATCH_LIMIT:
+		return "storm-limit";
+	case PFCWD_LATCH_BLIND:
+		return "blind-counters";
+	case PFCWD_LATCH_TX_STORM:
+		return "tx-storm";
+	}
+	return "unknown";
+}

@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The per-priority storm state machine.  Pure code (pure.h): no kernel
+ * calls, no locks, no clock of its own; the caller feeds it samples of the
+ * priority's cumulative counters taken at times it chooses, and acts on the
+ * events it returns.  The caller serialises all calls for one machine.
+ *
+ * States:
+ *
+ *   OPERATIONAL --(paused continuously >= T0)--> STORMED
+ *   STORMED --(no XOFF for >= T1)--> OPERATIONAL
+ *   OPERATIONAL/STORMED --(storm limit reached | pause counters blind while
+ *	PFC is off | generated storm)--> LATCHED
+ *   LATCHED --(pfcwd_storm_restore(), by an operator)--> OPERATIONAL
+ *
+ * Paused: XOFF frames (pause with quanta > 0; XON is never counted) for the
+ * priority kept arriving - consecutive observations no further apart than
+ * cfg->hold_ns - and the priority made no transmit progress, or its
+ * transmit progress is unknown.  The pause is taken to start at the first
+ * observation of an XOFF frame (for a counter source: the sample that saw
+ * the counter move), so detection is never early; it is late by at most the
+ * time between the storm's first frame and that sample.
+ *
+ * Generated (NIC-side) storm: the pause frames this port sends kept rising
+ * while the port received nothing, for >= T0.  Slow receiver: the rate of
+ * pause frames sent stayed above cfg->slow_threshold frames/s for
+ * cfg->slow_window_ns, measured over buckets of PFCWD_SLOW_BUCKET_NS.
+ *
+ * Blind sources: some NICs stop counting received pause frames once the
+ * priority is no longer in pfc_en.  Mitigation clears pfc_en, the counter
+ * goes quiet, restoration re-enables PFC and the storm is back at once: a
+ * storm/restore loop.  When a storm that mitigated by disabling PFC saw no
+ * XOFF at all after its first sample and XOFF frames reappear within
+ * 2 * hold_ns of the restoration, the machine goes straight to LATCHED with
+ * reason PFCWD_LATCH_BLIND instead of looping.
+ */
+#ifndef _PFCWD_STORM_H
+#define _PFCWD_STORM_H
+
+#include "pure.h"
+
+#define PFCWD_STORM_HISTORY	16	/* largest storm limit */
+#define PFCWD_SLOW_BUCKET_NS	(100 * PFCWD_NSEC_PER_MSEC)
+
+enum pfcwd_state {
+	PFCWD_OPERATIONAL,
+	PFCWD_STORMED,
+	PFCWD_LATCHED,
+};
+
+enum pfcwd_latch {
+	PFCWD_LATCH_NONE,
+	PFCWD_LATCH_LIMIT,	/* storm limit reached within the window */
+	PFCWD_LATCH_BLIND,	/* counters stop while PFC is off: would loop */
+	PFCWD_LATCH_TX_STORM,	/* this port generated the storm */
+};
+
+/* Events returned by pfcwd_storm_sample(), a bitmask. */
+#define PFCWD_EV_DETECTED	0x01	/* a received storm was detected */
+#define PFCWD_EV_RESTORED	0x02	/* STORMED -> OPERATIONAL */
+#define PFCWD_EV_LATCHED	0x04	/* entered LATCHED; see ->latch */
+#define PFCWD_EV_TX_STORM	0x08	/* a generated storm was detected */
+#define PFCWD_EV_SLOW		0x10	/* slow receiver */
+
+/* Which optional counters of a sample are valid. */
+#define PFCWD_SAMPLE_TX		0x01	/* tx_packets */
+#define PFCWD_SAMPLE_RX		0x02	/* rx_packets */
+
+struct pfcwd_storm_config {
+	u64 detect_ns;		/* T0 */
+	u64 restore_ns;		/* T1 */
+	u64 hold_ns;		/* largest gap within one continuous pause */
+	u64 storm_window_ns;	/* storm limit window */
+	u64 slow_window_ns;	/* slow receiver: how long the rate must stay high */
+	u32 storm_limit;	/* storms per window that latch; 0 = no limit */
+	u32 slow_threshold;	/* pause frames sent per second; 0 = off */
+	bool disables_pfc;	/* the action clears the priority from pfc_en */
+};
+
+/*
+ * One observation of one priority at time @now (ns, monotonic), of
+ * counters that only grow (wraps at 32 or 64 bits and resets to a smaller
+ * value are recognised).  Exact sources (software PFC, driver push) give the
+ * times of the first and last XOFF frame since the previous sample; counter
+ * sources leave them 0, meaning "now".
+ */
+struct pfcwd_sample {
+	u64 now;
+	u64 rx_pause;		/* XOFF frames received */
+	u64 tx_pause;		/* pause frames sent */
+	u64 tx_packets;		/* frames transmitted at this priority */
+	u64 rx_packets;		/* frames received by the port */
+	u64 xoff_first;
+	u64 xoff_last;
+	u8 valid;		/* PFCWD_SAMPLE_* */
+};
+
+struct pfcwd_storm_stats {
+	u64 detected;		/* received storms detected */
+	u64 restored;		/* storms ended: automatically or by hand */
+	u64 tx_storms;		/* generated storms detected */
+	u64 slow_events;	/* slow receiver events */
+	u64 rx_pause;		/* XOFF frames received */
+	u64 tx_pause;		/* pause frames sent */
+	u64 last_paused_ns;	/* last storm: pause length when detected */
+	u64 last_storm_ns;	/* last storm: detection to restoration */
+	u64 last_detected_at;	/* times of the last detection / restoration */
+	u64 last_restored_at;
+};
+
+struct pfcwd_storm {
+	enum pfcwd_state state;
+	enum pfcwd_latch latch;
+
+	/* Previous sample, for deltas; primed is false until the first. */
+	bool primed;
+	u8 valid;
+	u64 prev_now;
+	u64 prev_rx_pause, prev_tx_pause, prev_tx_packets, prev_rx_packets;
+
+	/* Received pause: the current episode, 0 when none. */
+	u64 pause_start;
+	u64 pause_last;
+
+	/* Generated pause with nothing received: the current episode. */
+	u64 tx_start;
+	u64 tx_last;
+
+	/* STORMED/LATCHED: when, and whether XOFF kept coming afterwards. */
+	u64 stormed_at;
+	u64 xoff_last;		/* last XOFF observation */
+	u32 storm_samples;	/* samples since detection */
+	bool xoff_while_mitigated;
+
+	/* After a restoration that saw no XOFF while PFC was off. */
+	bool blind_suspect;
+	u64 restored_at;
+
+	/* Detection times of recent storms, for the storm limit (a ring). */
+	u64 history[PFCWD_STORM_HISTORY];
+	u32 history_len;
+	u32 history_head;
+
+	/* Slow receiver measurement. */
+	u64 slow_bucket_start;
+	u64 slow_bucket_frames;
+	u64 slow_since;		/* 0: rate not above the threshold */
+	bool slow_reported;
+
+	struct pfcwd_storm_stats stats;
+};
+
+void pfcwd_storm_init(struct pfcwd_storm *sm);
+unsigned int pfcwd_storm_sample(struct pfcwd_storm *sm,
+				const struct pfcwd_storm_config *cfg,
+				const struct pfcwd_sample *s);
+bool pfcwd_storm_restore(struct pfcwd_storm *sm, u64 now);
+void pfcwd_storm_forget(struct pfcwd_storm *sm);
+void pfcwd_storm_clear_stats(struct pfcwd_storm *sm);
+u64 pfcwd_storm_deadline(const struct pfcwd_storm *sm,
+			 const struct pfcwd_storm_config *cfg);
+bool pfcwd_storm_busy(const struct pfcwd_storm *sm);
+u64 pfcwd_counter_delta(u64 prev, u64 cur);
+
+const char *pfcwd_state_name(enum pfcwd_state state);
+const char *pfcwd_latch_name(enum pfcwd_latch latch);
+
+#endif /* _PFCWD_STORM_H */
