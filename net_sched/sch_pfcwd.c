@@ -17,7 +17,7 @@
  *  - enqueue, dequeue, peek and reset run with the qdisc root lock held
  *    (softirq or process context with BH disabled); they alone touch the
  *    band queues and counters.
- *  - init, change, dump and the class operations run under RTNL in
+ *  - init, change, destroy, dump and the class operations run under RTNL in
  *    process context.  change takes the root lock (sch_tree_lock) before it
  *    touches anything the datapath reads.  The class dumps read counters
  *    that the datapath writes: byte/packet counters through u64_stats, the
@@ -41,6 +41,7 @@ struct pfcwd_band {
 };
 
 struct pfcwd_sched {
+	struct pfcwd_port *port;	/* the watchdog of this device */
 	u32 limit;			/* packets per band */
 	struct pfcwd_band bands[PFCWD_NUM_PRIO];
 };
@@ -204,6 +205,7 @@ static int pfcwd_sched_init(struct Qdisc *sch, struct nlattr *opt,
 			    struct netlink_ext_ack *extack)
 {
 	struct pfcwd_sched *q = qdisc_priv(sch);
+	struct pfcwd_port *port;
 	u32 limit;
 	int prio, err;
 
@@ -213,11 +215,26 @@ static int pfcwd_sched_init(struct Qdisc *sch, struct nlattr *opt,
 	if (err)
 		return err;
 
+	port = pfcwd_port_attach(qdisc_dev(sch), extack);
+	if (IS_ERR(port))
+		return PTR_ERR(port);
+
 	/* The core hands us zeroed private data: the bands are empty. */
+	q->port = port;
 	q->limit = limit;
 	for (prio = 0; prio < PFCWD_NUM_PRIO; prio++)
 		gnet_stats_basic_sync_init(&q->bands[prio].bstats);
 	return 0;
+}
+
+/* Also called when init failed, before or after attaching. */
+static void pfcwd_sched_destroy(struct Qdisc *sch)
+{
+	struct pfcwd_sched *q = qdisc_priv(sch);
+
+	if (q->port)
+		pfcwd_port_detach(q->port);
+	q->port = NULL;
 }
 
 static int pfcwd_sched_dump(struct Qdisc *sch, struct sk_buff *skb)
@@ -297,6 +314,7 @@ static struct Qdisc_ops pfcwd_qdisc_ops __read_mostly = {
 	.peek		= pfcwd_sched_peek,
 	.init		= pfcwd_sched_init,
 	.reset		= pfcwd_sched_reset,
+	.destroy	= pfcwd_sched_destroy,
 	.change		= pfcwd_sched_change,
 	.dump		= pfcwd_sched_dump,
 	.owner		= THIS_MODULE,

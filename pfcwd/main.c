@@ -2,8 +2,9 @@
 /*
  * pfcwd - PFC storm watchdog for lossless Ethernet.
  *
- * Module entry: registers the parts of pfcwd.ko in order and unregisters
- * them in reverse.  Runs in process context only (module load and unload).
+ * Module entry: brings up the parts of pfcwd.ko in order (poller, port
+ * lifecycle, debugfs, then the qdisc kind that creates ports) and takes
+ * them down in reverse.  Process context only (module load and unload).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -15,17 +16,36 @@ static int __init pfcwd_init(void)
 {
 	int err;
 
+	err = pfcwd_poll_init();
+	if (err)
+		return err;
+	err = pfcwd_port_init();
+	if (err)
+		goto err_poll;
+	pfcwd_debugfs_init();
 	err = pfcwd_sched_register();
 	if (err) {
 		pr_err("cannot register the pfcwd qdisc: %d\n", err);
-		return err;
+		goto err_port;
 	}
 	return 0;
+
+err_port:
+	pfcwd_debugfs_exit();
+	pfcwd_port_exit();
+err_poll:
+	pfcwd_poll_exit();
+	return err;
 }
 
 static void __exit pfcwd_exit(void)
 {
 	pfcwd_sched_unregister();
+	pfcwd_port_exit();
+	pfcwd_debugfs_exit();
+	pfcwd_poll_exit();
+	/* kfree_rcu() of the last ports must finish before the code goes. */
+	rcu_barrier();
 }
 
 module_init(pfcwd_init);

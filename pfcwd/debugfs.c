@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /sys/kernel/debug/pfcwd/ports: every port's configuration and each
+ * priority's state and counters, one line each, for tests and debugging.
+ * (Generic netlink is the interface for tools.)
+ *
+ *   DEV enabled E action A prios L pfc_en L dcb B hold_us N granularity_us N
+ *   DEV prio P watched W state S latch R detected N restored N tx_storms N
+ *       slow N rx_pause N tx_pause N last_paused_us N last_storm_us N
+ *       detected_at_ns N restored_at_ns N
+ * (the last two: CLOCK_MONOTONIC times of the last detection/restoration)
+ *
+ * Context: process; takes pfcwd_ports_lock, then each port->lock.
+ */
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+
+#include "pfcwd.h"
+#include "prio_list.h"
+
+static struct dentry *pfcwd_debugfs_dir;
+
+static void pfcwd_debugfs_port(struct seq_file *m, struct pfcwd_port *port)
+{
+	char prios[PFCWD_PRIO_LIST_LEN], pfc[PFCWD_PRIO_LIST_LEN];
+	int p;
+
+	pfcwd_prio_list_format(port->cfg.prios, prios, sizeof(prios));
+	pfcwd_prio_list_format(port->pfc_en, pfc, sizeof(pfc));
+	seq_printf(m, "%s enabled %d action %s prios %s pfc_en %s dcb %d hold_us %llu granularity_us %llu\n",
+		   port->name, port->cfg.enabled,
+		   pfcwd_action_name(port->cfg.action), prios[0] ? prios : "-",
+		   pfc[0] ? pfc : "-", port->has_dcb,
+		   div_u64(port->hold_ns, NSEC_PER_USEC),
+		   div_u64(pfcwd_poll_granularity_ns(), NSEC_PER_USEC));
+	for (p = 0; p < PFCWD_NUM_PRIO; p++) {
+		const struct pfcwd_storm *sm = &port->prio[p].sm;
+		const struct pfcwd_storm_stats *st = &sm->stats;
+
+		seq_printf(m, "%s prio %d watched %d state %s latch %s detected %llu restored %llu tx_storms %llu slow %llu rx_pause %llu tx_pause %llu last_paused_us %llu last_storm_us %llu detected_at_ns %llu restored_at_ns %llu\n",
+			   port->name, p, !!(port->cfg.prios & BIT(p)),
+			   pfcwd_state_name(sm->state),
+			   pfcwd_latch_name(sm->latch), st->detected,
+			   st->restored, st->tx_storms, st->slow_events,
+			   st->rx_pause, st->tx_pause,
+			   div_u64(st->last_paused_ns, NSEC_PER_USEC),
+			   div_u64(st->last_storm_ns, NSEC_PER_USEC),
+			   st->last_detected_at, st->last_restored_at);
+	}
+}
+
+static int pfcwd_debugfs_ports_show(struct seq_file *m, void *v)
+{
+	struct pfcwd_port *port;
+
+	mutex_lock(&pfcwd_ports_lock);
+	list_for_each_entry(port, &pfcwd_ports, node) {
+		mutex_lock(&port->lock);
+		pfcwd_debugfs_port(m, port);
+		mutex_unlock(&port->lock);
+	}
+	mutex_unlock(&pfcwd_ports_lock);
+	return 0;
+}
+
+DEFINE_SHOW_ATTRIBUTE(pfcwd_debugfs_ports);
+
+void pfcwd_debugfs_init(void)
+{
+	pfcwd_debugfs_dir = debugfs_create_dir("pfcwd", NULL);
+	debugfs_create_file("ports", 0444, pfcwd_debugfs_dir, NULL,
+			    &pfcwd_debugfs_ports_fops);
+}
+
+void pfcwd_debugfs_exit(void)
+{
+	debugfs_remove_recursive(pfcwd_debugfs_dir);
+}

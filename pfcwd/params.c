@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Module parameters, /sys/module/pfcwd/parameters/: the defaults for new
+ * ports (detection_time_ms, restoration_time_ms, action) and the
+ * module-wide tuning of polling, the storm-limit window and slow-receiver
+ * detection.  Every write is range checked: a bad one fails with -EINVAL
+ * and changes nothing.  Values are read with READ_ONCE; process context.
+ */
+#include <linux/kernel.h>
+#include <linux/moduleparam.h>
+
+#include "pfcwd.h"
+
+struct pfcwd_params pfcwd_params = {
+	.detect_ms = 200,
+	.restore_ms = 200,
+	.action = PFCWD_ACTION_DROP,
+	.poll_quiet_us = 4000,
+	.poll_fine_us = 1000,
+	.storm_window_ms = 60000,
+	.slow_threshold = 1000,
+	.slow_window_ms = 1000,
+};
+
+struct pfcwd_range {
+	u32 *val;
+	u32 min, max;
+};
+
+static int pfcwd_param_set_u32(const char *buf, const struct kernel_param *kp)
+{
+	const struct pfcwd_range *r = kp->arg;
+	u32 v;
+
+	if (kstrtou32(buf, 10, &v) || v < r->min || v > r->max)
+		return -EINVAL;
+	WRITE_ONCE(*r->val, v);
+	return 0;
+}
+
+static int pfcwd_param_get_u32(char *buf, const struct kernel_param *kp)
+{
+	const struct pfcwd_range *r = kp->arg;
+
+	return sysfs_emit(buf, "%u\n", READ_ONCE(*r->val));
+}
+
+static const struct kernel_param_ops pfcwd_u32_ops = {
+	.set = pfcwd_param_set_u32,
+	.get = pfcwd_param_get_u32,
+};
+
+#define PFCWD_PARAM_U32(name, field, lo, hi, desc)			\
+	static struct pfcwd_range pfcwd_range_##name = {		\
+		.val = &pfcwd_params.field, .min = (lo), .max = (hi),	\
+	};								\
+	module_param_cb(name, &pfcwd_u32_ops, &pfcwd_range_##name, 0644); \
+	MODULE_PARM_DESC(name, desc)
+
+PFCWD_PARAM_U32(detection_time_ms, detect_ms, PFCWD_TIME_MS_MIN,
+		PFCWD_TIME_MS_MAX, "Default T0 for new ports, ms (1-60000)");
+PFCWD_PARAM_U32(restoration_time_ms, restore_ms, PFCWD_TIME_MS_MIN,
+		PFCWD_TIME_MS_MAX, "Default T1 for new ports, ms (1-60000)");
+PFCWD_PARAM_U32(poll_quiet_us, poll_quiet_us, 100, 100000,
+		"Poll interval of quiet ports, us (100-100000)");
+PFCWD_PARAM_U32(poll_fine_us, poll_fine_us, 50, 10000,
+		"Poll interval while a priority is paused or stormed, us (50-10000)");
+PFCWD_PARAM_U32(storm_window_ms, storm_window_ms, 1, 86400000,
+		"Storm limit window, ms");
+PFCWD_PARAM_U32(slow_threshold, slow_threshold, 0, 100000000,
+		"Slow receiver: pause frames sent per second (0 = off)");
+PFCWD_PARAM_U32(slow_window_ms, slow_window_ms, 100, 3600000,
+		"Slow receiver: how long the rate must stay above the threshold, ms");
+
+static int pfcwd_param_set_action(const char *buf,
+				  const struct kernel_param *kp)
+{
+	enum pfcwd_action action;
+
+	if (pfcwd_action_parse(buf, &action))
+		return -EINVAL;
+	WRITE_ONCE(pfcwd_params.action, action);
+	return 0;
+}
+
+static int pfcwd_param_get_action(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n",
+			  pfcwd_action_name(READ_ONCE(pfcwd_params.action)));
+}
+
+static const struct kernel_param_ops pfcwd_action_ops = {
+	.set = pfcwd_param_set_action,
+	.get = pfcwd_param_get_action,
+};
+
+module_param_cb(action, &pfcwd_action_ops, NULL, 0644);
+MODULE_PARM_DESC(action, "Default action for new ports: drop, forward or alert");

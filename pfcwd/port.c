@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Port lifecycle: a port is a net_device watched by pfcwd.
+ *
+ * A port is created when the first pfcwd qdisc attaches to a device and
+ * removed when the last one goes, when the device is unregistered, or when
+ * the module is unloaded.  Removal first undoes everything pfcwd changed on
+ * the device (pfc_en bits), then removes the sysfs group and drops the
+ * device reference; the memory goes when the last port reference does.
+ *
+ * Locking and context (see pfcwd.h for the order RTNL -> ports_lock ->
+ * port->lock):
+ *  - attach, detach, teardown and the netdevice notifier run in process
+ *    context under RTNL; they take pfcwd_ports_lock to change the list and
+ *    the hash.
+ *  - pfcwd_port_get() may run in any context: an RCU lookup and a
+ *    refcount_inc_not_zero().
+ *  - port->dead is set under RTNL (and port->lock); whoever holds RTNL and
+ *    sees it clear may use port->dev.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ethtool.h>
+#include <linux/hash.h>
+#include <linux/rculist.h>
+#include <linux/rtnetlink.h>
+#include <linux/slab.h>
+#include <net/netlink.h>
+
+#include "pfcwd.h"
+
+#define PFCWD_HASH_BITS	8
+
+DEFINE_MUTEX(pfcwd_ports_lock);
+LIST_HEAD(pfcwd_ports);
+static struct hlist_head pfcwd_port_hash[1 << PFCWD_HASH_BITS];
+
+static struct hlist_head *pfcwd_port_bucket(const struct net_device *dev)
+{
+	return &pfcwd_port_hash[hash_ptr(dev, PFCWD_HASH_BITS)];
+}
+
+/**
+ * pfcwd_port_get - find the port of a device and take a reference
+ * @dev: the device
+ *
+ * Any context.  Return: the port (release with pfcwd_port_put()) or NULL.
+ */
+struct pfcwd_port *pfcwd_port_get(const struct net_device *dev)
+{
+	struct pfcwd_port *port, *found = NULL;
+
+	rcu_read_lock();
+	hlist_for_each_entry_rcu(port, pfcwd_port_bucket(dev), hnode) {
+		if (port->dev == dev && refcount_inc_not_zero(&port->refcnt)) {
+			found = port;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return found;
+}
+
+void pfcwd_port_put(struct pfcwd_port *port)
+{
+	if (refcount_dec_and_test(&port->refcnt))
+		kfree_rcu(port, rcu);
+}
+
+/* Pause continuity from the link speed; RTNL held.  See storm.h. */
+static void pfcwd_port_update_link(struct pfcwd_port *port)
+{
+	struct ethtool_link_ksettings ks;
+	u32 speed = SPEED_10000;
+	u64 quanta_ns;
+
+	if (!__ethtool_get_link_ksettings(port->dev, &ks) &&
+	    ks.base.speed != SPEED_UNKNOWN && ks.base.speed)
+		speed = ks.base.speed;
+	/* 65535 quanta of 512 bit times at @speed Mb/s, in ns */
+	quanta_ns = div_u64(65535ULL * 512 * 1000, speed);
+	port->hold_ns = quanta_ns;
+	port->link_up = netif_running(port->dev) && netif_carrier_ok(port->dev);
+	port->reprime = true;
+}
+
+void pfcwd_port_storm_config(const struct pfcwd_port *port,
+			     struct pfcwd_storm_config *scfg)
+{
+	const struct pfcwd_config *cfg = &port->cfg;
+
+	scfg->detect_ns = (u64)cfg->detect_ms * NSEC_PER_MSEC;
+	scfg->restore_ns = (u64)cfg->restore_ms * NSEC_PER_MSEC;
+	scfg->hold_ns = port->hold_ns +
+			2ULL * READ_ONCE(pfcwd_params.poll_fine_us) * NSEC_PER_USEC;
+	scfg->storm_window_ns = (u64)READ_ONCE(pfcwd_params.storm_window_ms) *
+				NSEC_PER_MSEC;
+	scfg->slow_window_ns = (u64)READ_ONCE(pfcwd_params.slow_window_ms) *
+			       NSEC_PER_MSEC;
+	scfg->storm_limit = cfg->storm_limit;
+	scfg->slow_threshold = READ_ONCE(pfcwd_params.slow_threshold);
+	scfg->disables_pfc = port->has_dcb && cfg->action != PFCWD_ACTION_ALERT;
+}
+
+static struct pfcwd_port *pfcwd_port_create(struct net_device *dev)
+{
+	struct pfcwd_port *port;
+	int p;
+
+	port = kzalloc(sizeof(*port), GFP_KERNEL);
+	if (!port)
+		return NULL;
+	refcount_set(&port->refcnt, 1);
+	mutex_init(&port->lock);
+	port->dev = dev;
+	strscpy(port->name, dev->name, sizeof(port->name));
+	ratelimit_state_init(&port->log_rs, 5 * HZ, 40);
+	ratelimit_set_flags(&port->log_rs, RATELIMIT_MSG_ON_RELEASE);
+	port->next_poll = 0;
+
+	port->cfg.detect_ms = READ_ONCE(pfcwd_params.detect_ms);
+	port->cfg.restore_ms = READ_ONCE(pfcwd_params.restore_ms);
+	port->cfg.action = READ_ONCE(pfcwd_params.action);
+	port->cfg.enabled = true;
+	for (p = 0; p < PFCWD_NUM_PRIO; p++)
+		pfcwd_storm_init(&port->prio[p].sm);
+
+	pfcwd_source_probe(port);
+	port->cfg.prios = port->has_dcb ? port->pfc_en : PFCWD_DEFAULT_PRIOS;
+	pfcwd_port_update_link(port);
+	netdev_hold(dev, &port->dev_tracker, GFP_KERNEL);
+	return port;
+}
+
+/*
+ * Undoes what pfcwd did to the device and unlinks the port.  RTNL held.
+ * The caller's reference (the list's) is dropped.
+ */
+static void pfcwd_port_teardown(struct pfcwd_port *port)
+{
+	int p;
+
+	ASSERT_RTNL();
+	pfcwd_sysfs_del(port);
+
+	mutex_lock(&port->lock);
+	for (p = 0; p < PFCWD_NUM_PRIO; p++)
+		pfcwd_action_undo(port, p);
+	port->dead = true;
+	mutex_unlock(&port->lock);
+
+	mutex_lock(&pfcwd_ports_lock);
+	hlist_del_rcu(&port->hnode);
+	list_del_rcu(&port->node);
+	mutex_unlock(&pfcwd_ports_lock);
+
+	netdev_put(port->dev, &port->dev_tracker);
+	pfcwd_port_put(port);
+}
+
+/**
+ * pfcwd_port_attach - a pfcwd qdisc attaches to @dev
+ * @dev: the device
+ * @extack: for errors
+ *
+ * RTNL held, process context.  Creates the port on first use.
+ *
+ * Return: the port, with a "qdisc user" and a reference that
+ * pfcwd_port_detach() gives back; or an ERR_PTR.
+ */
+struct pfcwd_port *pfcwd_port_attach(struct net_device *dev,
+				     struct netlink_ext_ack *extack)
+{
+	struct pfcwd_port *port;
+	int err;
+
+	ASSERT_RTNL();
+	port = pfcwd_port_get(dev);
+	if (port) {
+		port->qdisc_users++;
+		return port;
+	}
+
+	port = pfcwd_port_create(dev);
+	if (!port) {
+		NL_SET_ERR_MSG(extack, "pfcwd: out of memory creating the port");
+		return ERR_PTR(-ENOMEM);
+	}
+	port->qdisc_users = 1;
+	refcount_inc(&port->refcnt);		/* the qdisc's; the list has one */
+
+	mutex_lock(&pfcwd_ports_lock);
+	hlist_add_head_rcu(&port->hnode, pfcwd_port_bucket(dev));
+	list_add_tail_rcu(&port->node, &pfcwd_ports);
+	mutex_unlock(&pfcwd_ports_lock);
+
+	err = pfcwd_sysfs_add(port);
+	if (err) {
+		NL_SET_ERR_MSG(extack, "pfcwd: cannot create the sysfs directory");
+		pfcwd_port_teardown(port);
+		pfcwd_port_put(port);
+		return ERR_PTR(err);
+	}
+	pfcwd_poll_kick();
+	return port;
+}
+
+/**
+ * pfcwd_port_detach - a pfcwd qdisc leaves its port
+ * @port: from pfcwd_port_attach()
+ *
+ * RTNL held, process context.  The last qdisc user removes the port (if
+ * its device has not taken it along already).  Drops the qdisc's reference.
+ */
+void pfcwd_port_detach(struct pfcwd_port *port)
+{
+	ASSERT_RTNL();
+	if (--port->qdisc_users == 0 && !port->dead)
+		pfcwd_port_teardown(port);
+	pfcwd_port_put(port);
+}
+
+static int pfcwd_netdev_event(struct notifier_block *nb, unsigned long event,
+			      void *ptr)
+{
+	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
+	struct pfcwd_port *port;
+
+	port = pfcwd_port_get(dev);
+	if (!port)
+		return NOTIFY_DONE;
+
+	switch (event) {
+	case NETDEV_UNREGISTER:
+		/* Moving to another netns keeps the device registered. */
+		if (dev->reg_state == NETREG_UNREGISTERING && !port->dead)
+			pfcwd_port_teardown(port);
+		break;
+	case NETDEV_CHANGENAME:
+		mutex_lock(&port->lock);
+		strscpy(port->name, dev->name, sizeof(port->name));
+		mutex_unlock(&port->lock);
+		break;
+	case NETDEV_UP:
+	case NETDEV_DOWN:
+	case NETDEV_CHANGE:
+		mutex_lock(&port->lock);
+		pfcwd_port_update_link(port);
+		mutex_unlock(&port->lock);
+		pfcwd_poll_kick();
+		break;
+	}
+	pfcwd_port_put(port);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block pfcwd_netdev_nb = {
+	.notifier_call = pfcwd_netdev_event,
+};
+
+int pfcwd_port_init(void)
+{
+	return register_netdevice_notifier(&pfcwd_netdev_nb);
+}
+
+/*
+ * Module unload.  No qdisc can exist any more (each holds a module
+ * reference), but ports may: remove them all.
+ */
+void pfcwd_port_exit(void)
+{
+	struct pfcwd_port *port, *tmp;
+
+	unregister_netdevice_notifier(&pfcwd_netdev_nb);
+	rtnl_lock();
+	list_for_each_entry_safe(port, tmp, &pfcwd_ports, node)
+		pfcwd_port_teardown(port);
+	rtnl_unlock();
+}

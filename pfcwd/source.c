@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Counter sources: how pfcwd learns what a priority's pause counters did.
+ *
+ *  (a) dcbnl: ieee_getpfc() gives, per priority, pause frames received
+ *      (indications) and sent (requests); polled by poll.c.  Drivers may
+ *      sleep in it (mlx5, mlxsw, hns3, bnxt), so it is called in process
+ *      context under RTNL, one read per lock hold.
+ *  (b) software PFC frames and (c) drivers pushing events through
+ *      pfcwd_report_pause() (push.c) fill port->prio[].push instead; once
+ *      a port has pushed, its push counters replace indications.
+ * The port's receive progress comes from dev_get_stats().
+ *
+ * Context: pfcwd_source_probe() and pfcwd_source_read() run in process
+ * context with RTNL held; pfcwd_source_sample() needs only port->lock.
+ */
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include <net/dcbnl.h>
+
+#include "pfcwd.h"
+
+static bool pfcwd_source_has_dcb(const struct net_device *dev)
+{
+	const struct dcbnl_rtnl_ops *ops = dev->dcbnl_ops;
+
+	return ops && ops->ieee_getpfc && ops->ieee_setpfc;
+}
+
+/* At port creation: what the device offers, and its lossless priorities. */
+void pfcwd_source_probe(struct pfcwd_port *port)
+{
+	struct net_device *dev = port->dev;
+	struct ieee_pfc pfc = {};
+
+	ASSERT_RTNL();
+	port->has_dcb = false;
+	if (!pfcwd_source_has_dcb(dev))
+		return;
+	if (dev->dcbnl_ops->ieee_getpfc(dev, &pfc))
+		return;
+	port->has_dcb = true;
+	port->pfc_en = pfc.pfc_en;
+	port->swapped = pfcwd_quirk_swapped(dev);
+}
+
+/* One read of the device's counters; RTNL held. */
+void pfcwd_source_read(struct pfcwd_port *port, struct pfcwd_counters *c)
+{
+	struct net_device *dev = port->dev;
+	struct rtnl_link_stats64 stats;
+	struct ieee_pfc pfc = {};
+
+	ASSERT_RTNL();
+	memset(c, 0, sizeof(*c));
+	if (port->has_dcb && !dev->dcbnl_ops->ieee_getpfc(dev, &pfc)) {
+		memcpy(c->indications, port->swapped ? pfc.requests :
+		       pfc.indications, sizeof(c->indications));
+		memcpy(c->requests, port->swapped ? pfc.indications :
+		       pfc.requests, sizeof(c->requests));
+		c->pfc_en = pfc.pfc_en;
+		c->pfc_valid = true;
+	}
+	dev_get_stats(dev, &stats);
+	c->rx_packets = stats.rx_packets;
+	c->now = ktime_get_ns();
+}
+
+/* The sample of priority @prio from counters @c; port->lock held. */
+void pfcwd_source_sample(struct pfcwd_port *port, int prio,
+			 const struct pfcwd_counters *c,
+			 struct pfcwd_sample *s)
+{
+	struct pfcwd_push *push = &port->prio[prio].push;
+
+	memset(s, 0, sizeof(*s));
+	s->now = c->now;
+	s->tx_pause = c->requests[prio];
+	s->rx_packets = c->rx_packets;
+	s->valid = PFCWD_SAMPLE_RX;
+	if (READ_ONCE(port->push_active)) {
+		s->rx_pause = atomic64_read(&push->xoff);
+		s->xoff_first = atomic64_xchg(&push->first, 0);
+		s->xoff_last = s->xoff_first ? atomic64_read(&push->last) : 0;
+		if (s->xoff_last > s->now)
+			s->xoff_last = s->now;
+	} else {
+		s->rx_pause = c->indications[prio];
+	}
+}

@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-port sysfs: /sys/class/net/DEV/pfcwd/, present while DEV is a port.
+ *
+ *   detection_time_ms    rw  T0, 1-60000
+ *   restoration_time_ms  rw  T1, 1-60000
+ *   action               rw  drop | forward | alert
+ *   priorities           rw  watched priorities, e.g. "3,4" or "0-2,5"
+ *   storm_limit          rw  storms within storm_window_ms that latch, 0-16
+ *   enabled              rw  0 | 1
+ *   stormed              ro  priorities stormed or latched
+ *   restore              wo  priorities to restore by hand (latched ones)
+ *   granularity_us       ro  bound on detection lateness (see poll.c)
+ *
+ * Writes are parsed strictly; a bad one fails with -EINVAL and changes
+ * nothing.  The group hangs off the net_device's kobject, so it follows
+ * renames and netns moves.
+ *
+ * Locking and context: process context.  Stores take RTNL with
+ * rtnl_trylock() (restarting the syscall on contention: the group is
+ * removed under RTNL, which waits for running handlers) and then
+ * port->lock.  Shows take port->lock only.
+ */
+#include <linux/device.h>
+#include <linux/kernel.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include <linux/sysfs.h>
+
+#include "pfcwd.h"
+#include "prio_list.h"
+
+typedef int (*pfcwd_store_fn)(struct pfcwd_port *port, const char *buf);
+
+static struct pfcwd_port *pfcwd_sysfs_port(struct device *d)
+{
+	return pfcwd_port_get(to_net_dev(d));
+}
+
+static ssize_t pfcwd_sysfs_show(struct device *d, char *buf,
+				ssize_t (*fn)(struct pfcwd_port *, char *))
+{
+	struct pfcwd_port *port = pfcwd_sysfs_port(d);
+	ssize_t ret;
+
+	if (!port)
+		return -ENODEV;
+	mutex_lock(&port->lock);
+	ret = fn(port, buf);
+	mutex_unlock(&port->lock);
+	pfcwd_port_put(port);
+	return ret;
+}
+
+static ssize_t pfcwd_sysfs_store(struct device *d, const char *buf,
+				 size_t len, pfcwd_store_fn fn)
+{
+	struct pfcwd_port *port = pfcwd_sysfs_port(d);
+	int err;
+
+	if (!port)
+		return -ENODEV;
+	if (!rtnl_trylock()) {
+		pfcwd_port_put(port);
+		return restart_syscall();
+	}
+	mutex_lock(&port->lock);
+	err = port->dead ? -ENODEV : fn(port, buf);
+	mutex_unlock(&port->lock);
+	rtnl_unlock();
+	if (!err) {
+		WRITE_ONCE(port->next_poll, 0);
+		pfcwd_poll_kick();
+	}
+	pfcwd_port_put(port);
+	return err ? err : len;
+}
+
+#define PFCWD_ATTR_RW(name)						\
+static ssize_t name##_show(struct device *d,				\
+			   struct device_attribute *attr, char *buf)	\
+{									\
+	return pfcwd_sysfs_show(d, buf, pfcwd_show_##name);		\
+}									\
+static ssize_t name##_store(struct device *d,				\
+			    struct device_attribute *attr,		\
+			    const char *buf, size_t len)		\
+{									\
+	return pfcwd_sysfs_store(d, buf, len, pfcwd_store_##name);	\
+}									\
+static DEVICE_ATTR_RW(name)
+
+static int pfcwd_parse_ms(const char *buf, u32 *ms)
+{
+	u32 v;
+
+	if (kstrtou32(buf, 10, &v) || v < PFCWD_TIME_MS_MIN ||
+	    v > PFCWD_TIME_MS_MAX)
+		return -EINVAL;
+	*ms = v;
+	return 0;
+}
+
+static ssize_t pfcwd_show_detection_time_ms(struct pfcwd_port *port, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", port->cfg.detect_ms);
+}
+
+static int pfcwd_store_detection_time_ms(struct pfcwd_port *port,
+					 const char *buf)
+{
+	return pfcwd_parse_ms(buf, &port->cfg.detect_ms);
+}
+
+PFCWD_ATTR_RW(detection_time_ms);
+
+static ssize_t pfcwd_show_restoration_time_ms(struct pfcwd_port *port,
+					      char *buf)
+{
+	return sysfs_emit(buf, "%u\n", port->cfg.restore_ms);
+}
+
+static int pfcwd_store_restoration_time_ms(struct pfcwd_port *port,
+					   const char *buf)
+{
+	return pfcwd_parse_ms(buf, &port->cfg.restore_ms);
+}
+
+PFCWD_ATTR_RW(restoration_time_ms);
+
+static ssize_t pfcwd_show_action(struct pfcwd_port *port, char *buf)
+{
+	return sysfs_emit(buf, "%s\n", pfcwd_action_name(port->cfg.action));
+}
+
+/* A storm in progress keeps the action it started with. */
+static int pfcwd_store_action(struct pfcwd_port *port, const char *buf)
+{
+	return pfcwd_action_parse(buf, &port->cfg.action);
+}
+
+PFCWD_ATTR_RW(action);
+
+static ssize_t pfcwd_show_list(char *buf, u8 mask)
+{
+	char list[PFCWD_PRIO_LIST_LEN];
+
+	pfcwd_prio_list_format(mask, list, sizeof(list));
+	return sysfs_emit(buf, "%s\n", list);
+}
+
+static ssize_t pfcwd_show_priorities(struct pfcwd_port *port, char *buf)
+{
+	return pfcwd_show_list(buf, port->cfg.prios);
+}
+
+/* Priorities no longer watched are restored and forgotten. */
+static int pfcwd_store_priorities(struct pfcwd_port *port, const char *buf)
+{
+	u8 mask, gone;
+	int p;
+
+	if (pfcwd_prio_list_parse(buf, strlen(buf), &mask))
+		return -EINVAL;
+	gone = port->cfg.prios & ~mask;
+	for (p = 0; p < PFCWD_NUM_PRIO; p++) {
+		if (!(gone & BIT(p)))
+			continue;
+		pfcwd_action_undo(port, p);
+		pfcwd_storm_forget(&port->prio[p].sm);
+	}
+	port->cfg.prios = mask;
+	return 0;
+}
+
+PFCWD_ATTR_RW(priorities);
+
+static ssize_t pfcwd_show_storm_limit(struct pfcwd_port *port, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", port->cfg.storm_limit);
+}
+
+static int pfcwd_store_storm_limit(struct pfcwd_port *port, const char *buf)
+{
+	u32 v;
+
+	if (kstrtou32(buf, 10, &v) || v > PFCWD_STORM_HISTORY)
+		return -EINVAL;
+	port->cfg.storm_limit = v;
+	return 0;
+}
+
+PFCWD_ATTR_RW(storm_limit);
+
+static ssize_t pfcwd_show_enabled(struct pfcwd_port *port, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", port->cfg.enabled);
+}
+
+/* Disabling restores every priority and forgets all state but the stats. */
+static int pfcwd_store_enabled(struct pfcwd_port *port, const char *buf)
+{
+	u32 v;
+	int p;
+
+	if (kstrtou32(buf, 10, &v) || v > 1)
+		return -EINVAL;
+	if (!v && port->cfg.enabled) {
+		for (p = 0; p < PFCWD_NUM_PRIO; p++) {
+			pfcwd_action_undo(port, p);
+			pfcwd_storm_forget(&port->prio[p].sm);
+		}
+	}
+	port->cfg.enabled = v;
+	return 0;
+}
+
+PFCWD_ATTR_RW(enabled);
+
+static ssize_t stormed_show(struct device *d, struct device_attribute *attr,
+			    char *buf)
+{
+	struct pfcwd_port *port = pfcwd_sysfs_port(d);
+	u8 mask = 0;
+	int p;
+
+	if (!port)
+		return -ENODEV;
+	mutex_lock(&port->lock);
+	for (p = 0; p < PFCWD_NUM_PRIO; p++)
+		if (port->prio[p].sm.state != PFCWD_OPERATIONAL)
+			mask |= BIT(p);
+	mutex_unlock(&port->lock);
+	pfcwd_port_put(port);
+	return pfcwd_show_list(buf, mask);
+}
+
+static DEVICE_ATTR_RO(stormed);
+
+static int pfcwd_store_restore(struct pfcwd_port *port, const char *buf)
+{
+	u8 mask;
+
+	if (pfcwd_prio_list_parse(buf, strlen(buf), &mask) || !mask)
+		return -EINVAL;
+	pfcwd_action_restore(port, mask);
+	return 0;
+}
+
+static ssize_t restore_store(struct device *d, struct device_attribute *attr,
+			     const char *buf, size_t len)
+{
+	return pfcwd_sysfs_store(d, buf, len, pfcwd_store_restore);
+}
+
+static DEVICE_ATTR_WO(restore);
+
+static ssize_t granularity_us_show(struct device *d,
+				   struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n",
+			  div_u64(pfcwd_poll_granularity_ns(), NSEC_PER_USEC));
+}
+
+static DEVICE_ATTR_RO(granularity_us);
+
+static struct attribute *pfcwd_attrs[] = {
+	&dev_attr_detection_time_ms.attr,
+	&dev_attr_restoration_time_ms.attr,
+	&dev_attr_action.attr,
+	&dev_attr_priorities.attr,
+	&dev_attr_storm_limit.attr,
+	&dev_attr_enabled.attr,
+	&dev_attr_stormed.attr,
+	&dev_attr_restore.attr,
+	&dev_attr_granularity_us.attr,
+	NULL,
+};
+
+static const struct attribute_group pfcwd_attr_group = {
+	.name = "pfcwd",
+	.attrs = pfcwd_attrs,
+};
+
+/* RTNL held. */
+int pfcwd_sysfs_add(struct pfcwd_port *port)
+{
+	int err;
+
+	ASSERT_RTNL();
+	err = sysfs_create_group(&port->dev->dev.kobj, &pfcwd_attr_group);
+	if (!err)
+		port->sysfs = true;
+	return err;
+}
+
+/* RTNL held; waits for running handlers (they never block on RTNL). */
+void pfcwd_sysfs_del(struct pfcwd_port *port)
+{
+	ASSERT_RTNL();
+	if (!port->sysfs)
+		return;
+	sysfs_remove_group(&port->dev->dev.kobj, &pfcwd_attr_group);
+	port->sysfs = false;
+}
