@@ -114,10 +114,34 @@ static unsigned int pfcwd_storm_enter(struct pfcwd_storm *sm,
 	return ev;
 }
 
-/* Received pause: episode tracking and detection, in OPERATIONAL. */
+/*
+ * Does an interval with @n pause frames, the earliest of which may be as
+ * early as @from and the latest at @to, hold a continuous pause?  Only if
+ * the frames are dense enough to leave no gap longer than the hold time:
+ * a counter cannot say where in the interval its frames fell, so a long
+ * interval with a few frames may hide a pause that stopped and restarted.
+ */
+static bool pfcwd_storm_dense(const struct pfcwd_storm_config *cfg, u64 n,
+			      u64 from, u64 to)
+{
+	if (to <= from)
+		return true;
+	if (!cfg->hold_ns)
+		return false;
+	/* n * hold >= to - from, without overflowing */
+	return n > pfcwd_div_u64(to - from, cfg->hold_ns) ||
+	       n * cfg->hold_ns >= to - from;
+}
+
+/*
+ * Received pause: episode tracking and detection, in OPERATIONAL.  An
+ * episode continues while each interval's XOFF frames join the previous
+ * ones without a gap longer than the hold time; otherwise a new one starts
+ * at the first frame (for a counter source: at the sample).
+ */
 static unsigned int pfcwd_storm_rx(struct pfcwd_storm *sm,
 				   const struct pfcwd_storm_config *cfg,
-				   const struct pfcwd_sample *s, bool xoff,
+				   const struct pfcwd_sample *s, u64 n,
 				   u64 first, u64 last, bool tx_moved)
 {
 	u64 now = s->now;
@@ -129,8 +153,12 @@ static unsigned int pfcwd_storm_rx(struct pfcwd_storm *sm,
 		return 0;
 	}
 
-	if (xoff) {
-		if (!sm->pause_start || first > sm->pause_last + cfg->hold_ns)
+	if (n) {
+		/* Where the interval's frames may begin: exact, or its start. */
+		u64 from = s->xoff_first ? first : sm->prev_now;
+
+		if (!sm->pause_start || from > sm->pause_last + cfg->hold_ns ||
+		    !pfcwd_storm_dense(cfg, n, from, last))
 			sm->pause_start = first;
 		if (last > sm->pause_last)
 			sm->pause_last = last;
@@ -143,7 +171,7 @@ static unsigned int pfcwd_storm_rx(struct pfcwd_storm *sm,
 		return 0;
 
 	/* XOFF right after a restoration that saw the counters go blind. */
-	if (sm->blind_suspect && xoff &&
+	if (sm->blind_suspect && n &&
 	    first <= sm->restored_at + 2 * cfg->hold_ns)
 		return pfcwd_storm_enter(sm, cfg, now, PFCWD_LATCH_BLIND);
 
@@ -201,7 +229,8 @@ static unsigned int pfcwd_storm_tx(struct pfcwd_storm *sm,
 	}
 
 	if (d_tx_pause) {
-		if (!sm->tx_start || now > sm->tx_last + cfg->hold_ns)
+		if (!sm->tx_start || sm->prev_now > sm->tx_last + cfg->hold_ns ||
+		    !pfcwd_storm_dense(cfg, d_tx_pause, sm->prev_now, now))
 			sm->tx_start = now;
 		sm->tx_last = now;
 	} else if (sm->tx_start && now > sm->tx_last + cfg->hold_ns) {
@@ -316,7 +345,8 @@ unsigned int pfcwd_storm_sample(struct pfcwd_storm *sm,
 	tx_moved = (s->valid & PFCWD_SAMPLE_TX) && d_tx_packets > 0;
 
 	if (sm->state == PFCWD_OPERATIONAL)
-		ev |= pfcwd_storm_rx(sm, cfg, s, xoff, first, last, tx_moved);
+		ev |= pfcwd_storm_rx(sm, cfg, s, d_rx_pause, first, last,
+				     tx_moved);
 	else
 		ev |= pfcwd_storm_mitigating(sm, cfg, s, xoff, last);
 
@@ -327,6 +357,8 @@ unsigned int pfcwd_storm_sample(struct pfcwd_storm *sm,
 	ev |= pfcwd_storm_tx(sm, cfg, s, d_tx_pause, d_rx_packets);
 	ev |= pfcwd_storm_slow(sm, cfg, s->now, d_tx_pause);
 
+	/* A counter that goes away is re-primed when it comes back. */
+	sm->valid = s->valid;
 	sm->prev_now = s->now;
 	sm->prev_rx_pause = s->rx_pause;
 	sm->prev_tx_pause = s->tx_pause;
@@ -385,9 +417,15 @@ u64 pfcwd_storm_deadline(const struct pfcwd_storm *sm,
 	return t;
 }
 
-/* True while the machine wants fine-grained samples. */
+/*
+ * True while the machine wants fine-grained samples.  Never when LATCHED:
+ * nothing there changes without an operator, and the pause tracking it
+ * entered with (or that pfcwd_storm_tx() keeps up) is stale.
+ */
 bool pfcwd_storm_busy(const struct pfcwd_storm *sm)
 {
+	if (sm->state == PFCWD_LATCHED)
+		return false;
 	return sm->pause_start || sm->tx_start || sm->blind_suspect ||
 	       sm->state == PFCWD_STORMED;
 }

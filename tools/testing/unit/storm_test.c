@@ -1,0 +1,1421 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of pfcwd/storm.c, the per-priority storm state machine,
+ * compiled from the module's own source.  The clock is injected: each test
+ * feeds a machine samples of cumulative counters at the times it chooses,
+ * usually through a small simulator that grows the counters at fixed rates
+ * and samples every TICK.
+ */
+#include <string.h>
+
+#include "../../../pfcwd/storm.h"
+#include "tap.h"
+
+#define N_TESTS		227
+
+#define US(n)		((u64)(n) * 1000ULL)
+#define MS(n)		((u64)(n) * PFCWD_NSEC_PER_MSEC)
+#define SEC(n)		((u64)(n) * PFCWD_NSEC_PER_SEC)
+#define TICK		MS(1)		/* the simulator's sample interval */
+#define BASE		SEC(10)		/* the clock at priming, away from 0 */
+#define U32_TOP		((u64)PFCWD_U32_MAX + 1)
+
+#define EV_STORM_LATCH	(PFCWD_EV_DETECTED | PFCWD_EV_LATCHED)
+#define EV_TX_LATCH	(PFCWD_EV_TX_STORM | PFCWD_EV_LATCHED)
+
+/* T0 = T1 = 200 ms, hold 5 ms, PFC cleared by the action, no limits. */
+static const struct pfcwd_storm_config cfg_base = {
+	.detect_ns = MS(200),
+	.restore_ns = MS(200),
+	.hold_ns = MS(5),
+	.storm_window_ns = SEC(10),
+	.slow_window_ns = SEC(1),
+	.storm_limit = 0,
+	.slow_threshold = 0,
+	.disables_pfc = true,
+};
+
+static struct pfcwd_storm_config cfg_t(u64 t0, u64 t1)
+{
+	struct pfcwd_storm_config cfg = cfg_base;
+
+	cfg.detect_ns = t0;
+	cfg.restore_ns = t1;
+	return cfg;
+}
+
+/* The T0 and T1 in force, for the descriptions. */
+static char tag[48];
+
+static unsigned long long ms(u64 t)
+{
+	return t / MS(1);
+}
+
+/*
+ * A priority under test: the machine, its configuration, the cumulative
+ * counters of its source and how much each grows per sample, and a record
+ * of the events the samples returned.
+ */
+struct sim {
+	struct pfcwd_storm sm;
+	struct pfcwd_storm_config cfg;
+	struct pfcwd_sample s;
+	u64 xoff;		/* rx_pause growth per sample */
+	u64 txpause;		/* tx_pause growth per sample */
+	u64 txp;		/* tx_packets growth per sample */
+	u64 rxp;		/* rx_packets growth per sample */
+	u64 mask;		/* the counters' width */
+	unsigned int evs;	/* union of the events since sim_clear() */
+	unsigned int nev;	/* samples that returned events */
+	unsigned int ev_first;	/* the first of them: its events */
+	u64 ev_at;		/* and its time */
+};
+
+/* Sets up @x without priming it; the counters start at 0. */
+static void sim_setup(struct sim *x, const struct pfcwd_storm_config *cfg,
+		      u8 valid)
+{
+	memset(x, 0, sizeof(*x));
+	x->cfg = *cfg;
+	x->mask = PFCWD_U64_MAX;
+	x->s.now = BASE;
+	x->s.valid = valid;
+	pfcwd_storm_init(&x->sm);
+}
+
+static unsigned int sim_prime(struct sim *x)
+{
+	return pfcwd_storm_sample(&x->sm, &x->cfg, &x->s);
+}
+
+static void sim_init(struct sim *x, const struct pfcwd_storm_config *cfg,
+		     u8 valid)
+{
+	sim_setup(x, cfg, valid);
+	sim_prime(x);
+}
+
+static void sim_clear(struct sim *x)
+{
+	x->evs = 0;
+	x->nev = 0;
+	x->ev_first = 0;
+	x->ev_at = 0;
+}
+
+/* One sample at @now with the counters grown by their rates. */
+static unsigned int sim_step(struct sim *x, u64 now)
+{
+	unsigned int ev;
+
+	x->s.now = now;
+	x->s.rx_pause = (x->s.rx_pause + x->xoff) & x->mask;
+	x->s.tx_pause = (x->s.tx_pause + x->txpause) & x->mask;
+	x->s.tx_packets = (x->s.tx_packets + x->txp) & x->mask;
+	x->s.rx_packets = (x->s.rx_packets + x->rxp) & x->mask;
+	ev = pfcwd_storm_sample(&x->sm, &x->cfg, &x->s);
+	if (ev) {
+		if (!x->nev) {
+			x->ev_first = ev;
+			x->ev_at = now;
+		}
+		x->nev++;
+		x->evs |= ev;
+	}
+	return ev;
+}
+
+/*
+ * Samples every TICK up to @until; with @stop, only up to the first sample
+ * that returns an event.  Returns the union of the events.
+ */
+static unsigned int sim_run(struct sim *x, u64 until, bool stop)
+{
+	unsigned int ev, all = 0;
+
+	while (x->s.now + TICK <= until) {
+		ev = sim_step(x, x->s.now + TICK);
+		all |= ev;
+		if (ev && stop)
+			break;
+	}
+	return all;
+}
+
+static unsigned int sim_for(struct sim *x, u64 d)
+{
+	return sim_run(x, x->s.now + d, false);
+}
+
+static unsigned int sim_until(struct sim *x, u64 d)
+{
+	return sim_run(x, x->s.now + d, true);
+}
+
+static u64 deadline(const struct sim *x)
+{
+	return pfcwd_storm_deadline(&x->sm, &x->cfg);
+}
+
+static bool busy(const struct sim *x)
+{
+	return pfcwd_storm_busy(&x->sm);
+}
+
+static bool in_state(const struct sim *x, enum pfcwd_state state,
+		     enum pfcwd_latch latch)
+{
+	return x->sm.state == state && x->sm.latch == latch;
+}
+
+/* Deterministic pseudo-random numbers (xorshift64). */
+static u64 rng_state = 0x2545f4914f6cdd1dULL;
+
+static u64 rng(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+static u64 rng_between(u64 lo, u64 hi)
+{
+	return lo + rng() % (hi - lo + 1);
+}
+
+static void test_priming(void)
+{
+	struct pfcwd_storm_config cfg = cfg_base;
+	struct pfcwd_sample s = {
+		.now = BASE, .rx_pause = 1000, .tx_pause = 70,
+	};
+	struct pfcwd_storm sm;
+	unsigned int ev;
+	u64 t, t0 = cfg.detect_ns;
+
+	pfcwd_storm_init(&sm);
+	tap_ok(sm.state == PFCWD_OPERATIONAL && sm.latch == PFCWD_LATCH_NONE &&
+	       !sm.primed && !pfcwd_storm_busy(&sm) &&
+	       pfcwd_storm_deadline(&sm, &cfg) == PFCWD_U64_MAX,
+	       "init: operational, not primed, idle");
+
+	ev = pfcwd_storm_sample(&sm, &cfg, &s);
+	tap_ok(!ev && sm.primed && !sm.stats.rx_pause && !sm.stats.tx_pause &&
+	       !pfcwd_storm_busy(&sm) &&
+	       pfcwd_storm_deadline(&sm, &cfg) == PFCWD_U64_MAX,
+	       "priming sample: no event, its counter values are not pause");
+
+	s.now += SEC(10);
+	s.rx_pause += 5;
+	t = s.now;
+	ev = pfcwd_storm_sample(&sm, &cfg, &s);
+	tap_ok(!ev && sm.state == PFCWD_OPERATIONAL &&
+	       sm.stats.rx_pause == 5 &&
+	       pfcwd_storm_deadline(&sm, &cfg) == t + t0,
+	       "XOFF 10 s after priming: the pause starts there, no detection");
+
+	s.now = t - TICK;
+	s.rx_pause += 1000;
+	ev = pfcwd_storm_sample(&sm, &cfg, &s);
+	tap_ok(!ev && sm.stats.rx_pause == 5 && sm.prev_now == t &&
+	       pfcwd_storm_deadline(&sm, &cfg) == t + t0,
+	       "a sample earlier than the previous one is ignored");
+
+	s.now = t + TICK;
+	s.rx_pause += 1;
+	ev = pfcwd_storm_sample(&sm, &cfg, &s);
+	tap_ok(!ev && sm.stats.rx_pause == 1006 &&
+	       pfcwd_storm_deadline(&sm, &cfg) == t + t0,
+	       "the next sample counts from the last accepted one");
+
+	s.now += TICK;
+	s.rx_pause += 1;
+	s.valid = PFCWD_SAMPLE_TX;
+	s.tx_packets = 123456;
+	ev = pfcwd_storm_sample(&sm, &cfg, &s);
+	tap_ok(!ev && sm.stats.rx_pause == 1006 &&
+	       sm.valid == PFCWD_SAMPLE_TX &&
+	       pfcwd_storm_deadline(&sm, &cfg) == t + t0,
+	       "a counter that becomes valid re-primes; the pause goes on");
+
+	/* Paused on: XOFF every tick, tx_packets valid and stuck. */
+	ev = 0;
+	while (!ev && s.now < t + 2 * t0) {
+		s.now += TICK;
+		s.rx_pause++;
+		ev = pfcwd_storm_sample(&sm, &cfg, &s);
+	}
+	tap_ok(ev == PFCWD_EV_DETECTED && s.now == t + t0 &&
+	       sm.stats.last_paused_ns == t0,
+	       "detected T0 after the first XOFF, across the re-prime (%llu)",
+	       ms(s.now - t));
+}
+
+/* Detection exactly at T0 from the first sample that saw XOFF. */
+static void test_detect(u64 t0, u64 t1)
+{
+	struct pfcwd_storm_config cfg = cfg_t(t0, t1);
+	unsigned int ev;
+	struct sim x;
+	u64 ts = BASE + TICK;
+
+	sim_init(&x, &cfg, 0);
+	x.xoff = 1;
+	sim_run(&x, ts + t0 - TICK, false);
+	tap_ok(!x.nev && in_state(&x, PFCWD_OPERATIONAL, PFCWD_LATCH_NONE) &&
+	       busy(&x) && deadline(&x) == ts + t0,
+	       "%s: paused to T0 - 1 ms, not detected, deadline T0",
+	       tag);
+	ev = sim_step(&x, ts + t0 - US(1));
+	tap_ok(!ev && x.sm.state == PFCWD_OPERATIONAL && !x.sm.stats.detected,
+	       "%s: sample at T0 - 1 us does not detect", tag);
+	ev = sim_step(&x, ts + t0);
+	tap_ok(ev == PFCWD_EV_DETECTED &&
+	       in_state(&x, PFCWD_STORMED, PFCWD_LATCH_NONE),
+	       "%s: sample at T0 detects, stormed", tag);
+	tap_ok(x.sm.stats.detected == 1 && x.sm.stats.last_paused_ns == t0 &&
+	       x.sm.stats.last_detected_at == ts + t0 &&
+	       x.sm.stats.rx_pause == x.s.rx_pause &&
+	       !x.sm.stats.restored && !x.sm.stats.tx_storms,
+	       "%s: stats detected 1, last_paused %llu ms, rx_pause %llu",
+	       tag, ms(x.sm.stats.last_paused_ns),
+	       (unsigned long long)x.sm.stats.rx_pause);
+}
+
+/*
+ * An exact source reports the times of the first and last XOFF frame of
+ * each sample: the pause starts at the first, restoration counts from the
+ * last.
+ */
+static void test_exact(u64 t0, u64 t1)
+{
+	struct pfcwd_storm_config cfg = cfg_t(t0, t1);
+	unsigned int ev = 0;
+	struct sim x;
+	u64 first = BASE + US(300), last = 0, now;
+
+	sim_init(&x, &cfg, 0);
+	x.xoff = 1;
+	for (now = BASE + TICK; now < first + t0; now += TICK) {
+		x.s.xoff_first = now - US(700);
+		x.s.xoff_last = now - US(100);
+		ev |= sim_step(&x, now);
+	}
+	tap_ok(!ev && deadline(&x) == first + t0,
+	       "exact source, %s: deadline is xoff_first + T0", tag);
+	x.s.xoff_first = first + t0 - US(900);
+	x.s.xoff_last = first + t0 - US(100);
+	ev = sim_step(&x, first + t0);
+	tap_ok(ev == PFCWD_EV_DETECTED && x.sm.stats.last_paused_ns == t0,
+	       "exact source, %s: detected at xoff_first + T0", tag);
+
+	last = first + t0 - US(100);
+	x.xoff = 0;
+	x.s.xoff_first = 0;
+	x.s.xoff_last = 0;
+	ev = sim_step(&x, last + t1 - US(1));
+	tap_ok(!ev && x.sm.state == PFCWD_STORMED && deadline(&x) == last + t1,
+	       "exact source, %s: not restored at xoff_last + T1 - 1 us",
+	       tag);
+	ev = sim_step(&x, last + t1);
+	tap_ok(ev == PFCWD_EV_RESTORED && x.sm.state == PFCWD_OPERATIONAL,
+	       "exact source, %s: restored at xoff_last + T1", tag);
+}
+
+/* Sample intervals drawn from [0.2 ms, 3 ms]: detection in [T0, T0 + 3 ms]. */
+static void test_jitter(u64 t0, u64 t1)
+{
+	struct pfcwd_storm_config cfg = cfg_t(t0, t1);
+	unsigned int trial, trials = 50;
+	unsigned int missed = 0, early = 0, late = 0, skipped = 0, len = 0;
+	u64 worst = 0;
+
+	for (trial = 0; trial < trials; trial++) {
+		unsigned int ev = 0;
+		struct sim x;
+		u64 ts = 0, prev = 0, idle;
+
+		sim_init(&x, &cfg, 0);
+		idle = BASE + rng_between(0, MS(50));
+		while (x.s.now < idle)
+			ev |= sim_step(&x, x.s.now +
+					   rng_between(US(200), US(3000)));
+		x.xoff = 1;
+		while (!ev && x.s.now < BASE + SEC(2)) {
+			prev = x.s.now;
+			ev = sim_step(&x, x.s.now +
+					  rng_between(US(200), US(3000)));
+			if (!ts)
+				ts = x.s.now;
+		}
+		if (ev != PFCWD_EV_DETECTED) {
+			missed++;
+			continue;
+		}
+		if (x.s.now - ts < t0)
+			early++;
+		if (x.s.now - ts > t0 + US(3000))
+			late++;
+		if (prev - ts >= t0)
+			skipped++;
+		if (x.sm.stats.last_paused_ns != x.s.now - ts)
+			len++;
+		if (x.s.now - ts - t0 > worst)
+			worst = x.s.now - ts - t0;
+	}
+	tap_ok(!missed, "jitter, %s: all %u trials detect",
+	       tag, trials);
+	tap_ok(!early && !late,
+	       "jitter, %s: detection in [T0, T0 + 3 ms] (worst +%llu us)",
+	       tag, (unsigned long long)(worst / 1000));
+	tap_ok(!skipped,
+	       "jitter, %s: detected by the first sample at or past T0",
+	       tag);
+	tap_ok(!len, "jitter, %s: last_paused_ns is the elapsed time",
+	       tag);
+}
+
+/* No XOFF growth: nothing ever happens, however long. */
+static void test_no_xoff(void)
+{
+	struct pfcwd_storm_config cfg = cfg_base;
+	struct sim x;
+	u64 t;
+
+	/* Transmit stuck, pause sent, port receive unknown: still no XOFF. */
+	sim_init(&x, &cfg, PFCWD_SAMPLE_TX);
+	x.txpause = 3;
+	sim_for(&x, SEC(60));
+	tap_ok(!x.nev && in_state(&x, PFCWD_OPERATIONAL, PFCWD_LATCH_NONE) &&
+	       !x.sm.stats.rx_pause && !x.sm.stats.detected,
+	       "60 s without XOFF growth (tx stuck): no event");
+	tap_ok(!busy(&x) && deadline(&x) == PFCWD_U64_MAX,
+	       "60 s without XOFF growth: idle, no deadline");
+
+	/* One XOFF: a pause that ends hold_ns later. */
+	x.xoff = 1;
+	sim_step(&x, x.s.now + TICK);
+	t = x.s.now;
+	x.xoff = 0;
+	tap_ok(busy(&x) && deadline(&x) == t + cfg.detect_ns,
+	       "a single XOFF starts a pause: busy, deadline + T0");
+	sim_run(&x, t + cfg.hold_ns, false);
+	tap_ok(busy(&x), "the pause holds for hold_ns after the XOFF");
+	sim_step(&x, x.s.now + TICK);
+	tap_ok(!busy(&x) && deadline(&x) == PFCWD_U64_MAX,
+	       "the pause ends right after hold_ns without XOFF");
+	sim_for(&x, SEC(10));
+	tap_ok(!x.nev && x.sm.state == PFCWD_OPERATIONAL,
+	       "10 s more without XOFF: never detected");
+}
+
+/*
+ * Bursts of XOFF: one per tick for @len (first to last XOFF), then none
+ * until the next burst's first XOFF, @gap after the last.
+ */
+static void sim_burst(struct sim *x, u64 len, u64 gap)
+{
+	u64 start = x->s.now + TICK;
+
+	x->xoff = 1;
+	sim_run(x, start + len, false);
+	x->xoff = 0;
+	sim_run(x, start + len + gap - TICK, false);
+}
+
+/*
+ * A counter source cannot say where in a sample interval its frames came:
+ * after a gap, they may have come right after the previous sample.  So
+ * bursts split when the samples that saw them are more than hold + TICK
+ * apart, and join when they are hold_ns apart (or hold + TICK).
+ */
+static void test_bursts(u64 t0, u64 t1)
+{
+	struct pfcwd_storm_config cfg = cfg_t(t0, t1);
+	u64 hold = cfg.hold_ns, split = hold + 2 * TICK, first;
+	struct sim x;
+	int i;
+
+	sim_init(&x, &cfg, 0);
+	for (i = 0; i < 20; i++)
+		sim_burst(&x, t0 / 2, split);
+	tap_ok(!x.nev && !x.sm.stats.detected &&
+	       x.sm.stats.rx_pause == 20 * (t0 / 2 / TICK + 1),
+	       "%s: 20 bursts of T0/2, gaps hold + 2 ms: no detection", tag);
+
+	sim_init(&x, &cfg, 0);
+	for (i = 0; i < 20; i++)
+		sim_burst(&x, t0 - hold - TICK, split);
+	tap_ok(!x.nev && x.sm.state == PFCWD_OPERATIONAL,
+	       "%s: 20 bursts of T0 - hold - 1 ms, gaps hold + 2 ms: none",
+	       tag);
+
+	/* Gaps of hold_ns join the bursts into one pause. */
+	sim_init(&x, &cfg, 0);
+	first = x.s.now + TICK;
+	for (i = 0; i < 8; i++)
+		sim_burst(&x, t0 / 4, hold);
+	tap_ok(x.nev == 1 && x.ev_first == PFCWD_EV_DETECTED &&
+	       x.ev_at == first + t0 && x.sm.stats.last_paused_ns == t0,
+	       "%s: bursts of T0/4, gaps of hold: one pause, T0 (%llu ms)",
+	       tag, ms(x.ev_at - first));
+	tap_ok(x.sm.state == PFCWD_STORMED,
+	       "%s: joined bursts keep it stormed", tag);
+
+	/* Gaps of hold + TICK between samples: the frames may be closer. */
+	sim_init(&x, &cfg, 0);
+	first = x.s.now + TICK;
+	for (i = 0; i < 8; i++)
+		sim_burst(&x, t0 / 4, hold + TICK);
+	tap_ok(x.ev_first == PFCWD_EV_DETECTED && x.ev_at == first + t0,
+	       "%s: bursts of T0/4, samples hold + 1 ms apart: joined",
+	       tag);
+
+	/* A pause lasts until hold_ns after its last XOFF. */
+	sim_init(&x, &cfg, 0);
+	first = x.s.now + TICK;
+	sim_burst(&x, t0 - hold, split);
+	tap_ok(x.nev == 1 && x.ev_first == PFCWD_EV_DETECTED &&
+	       x.ev_at == first + t0,
+	       "%s: a burst of T0 - hold: detected at T0, in its hold",
+	       tag);
+}
+
+/*
+ * Samples further apart than hold_ns: the pause holds only if the counter
+ * moved enough for its frames to be no more than hold_ns apart.
+ */
+static unsigned int sim_sparse(struct sim *x, u64 d, u64 every)
+{
+	u64 end = x->s.now + d;
+	unsigned int ev = 0;
+
+	while (x->s.now + every <= end)
+		ev |= sim_step(x, x->s.now + every);
+	return ev;
+}
+
+static void test_sparse(void)
+{
+	struct pfcwd_storm_config cfg = cfg_base;
+	u64 t0 = cfg.detect_ns, ts = BASE + MS(10);
+	struct sim x;
+
+	sim_init(&x, &cfg, 0);
+	x.xoff = 1;
+	sim_sparse(&x, SEC(2), MS(10));
+	tap_ok(!x.nev && x.sm.stats.rx_pause == 200,
+	       "1 XOFF per 10 ms sample, hold 5 ms: not continuous");
+	sim_init(&x, &cfg, 0);
+	x.xoff = 2;
+	sim_sparse(&x, SEC(2), MS(10));
+	tap_ok(x.ev_first == PFCWD_EV_DETECTED && x.ev_at == ts + t0,
+	       "2 XOFF per 10 ms sample: dense enough, detected at T0");
+
+	sim_init(&x, &cfg, PFCWD_SAMPLE_RX);
+	x.txpause = 1;
+	sim_sparse(&x, SEC(2), MS(10));
+	tap_ok(!x.nev && x.sm.state == PFCWD_OPERATIONAL,
+	       "1 pause sent per 10 ms sample, nothing received: no tx storm");
+	sim_init(&x, &cfg, PFCWD_SAMPLE_RX);
+	x.txpause = 2;
+	sim_sparse(&x, SEC(2), MS(10));
+	tap_ok(x.ev_first == EV_TX_LATCH && x.ev_at == ts + t0,
+	       "2 pause sent per 10 ms sample, nothing received: at T0");
+}
+
+/* Transmit progress means the pause is not a stall. */
+static void test_tx_progress(void)
+{
+	struct pfcwd_storm_config cfg = cfg_base;
+	u64 t0 = cfg.detect_ns, t1 = BASE + TICK, tp;
+	struct sim x;
+
+	sim_init(&x, &cfg, PFCWD_SAMPLE_TX);
+	x.xoff = 1;
+	x.txp = 10;
+	sim_for(&x, SEC(2));
+	tap_ok(!x.nev && !busy(&x) && deadline(&x) == PFCWD_U64_MAX &&
+	       x.sm.stats.rx_pause == 2000,
+	       "XOFF with tx progress for 2 s: not paused, no detection");
+
+	sim_init(&x, &cfg, PFCWD_SAMPLE_TX);
+	x.xoff = 1;
+	sim_until(&x, 2 * t0);
+	tap_ok(x.ev_first == PFCWD_EV_DETECTED && x.ev_at == t1 + t0,
+	       "XOFF with tx_packets valid but stuck: paused, detected at T0");
+
+	/* One sample of progress restarts the pause. */
+	sim_init(&x, &cfg, PFCWD_SAMPLE_TX);
+	x.xoff = 1;
+	sim_run(&x, t1 + MS(100), false);
+	x.txp = 1;
+	sim_step(&x, x.s.now + TICK);
+	tp = x.s.now;
+	x.txp = 0;
+	tap_ok(!busy(&x) && deadline(&x) == PFCWD_U64_MAX,
+	       "tx progress mid-pause ends the pause");
+	sim_until(&x, 2 * t0);
+	tap_ok(x.ev_first == PFCWD_EV_DETECTED && x.ev_at == tp + TICK + t0,
+	       "... which restarts at the next XOFF: detected T0 later");
+
+	/* tx_packets not valid: whatever it holds, progress is unknown. */
+	sim_init(&x, &cfg, 0);
+	x.xoff = 1;
+	x.txp = 10;
+	sim_until(&x, 2 * t0);
+	tap_ok(x.ev_first == PFCWD_EV_DETECTED && x.ev_at == t1 + t0,
+	       "tx_packets growing but not valid: paused, detected at T0");
+}
+
+/*
+ * tx_packets missing from one sample (the source left it 0): no transmit
+ * progress may be read into its return.
+ */
+static void test_valid(void)
+{
+	struct pfcwd_storm_config cfg = cfg_base;
+	u64 t0 = cfg.detect_ns, ts = BASE + TICK;
+	struct sim x;
+
+	sim_setup(&x, &cfg, PFCWD_SAMPLE_TX);
+	x.s.tx_packets = 5000;
+	sim_prime(&x);
+	x.xoff = 1;
+	sim_run(&x, ts + MS(50), false);
+	x.s.valid = 0;
+	x.s.tx_packets = 0;
+	sim_step(&x, x.s.now + TICK);
+	tap_ok(!x.nev && busy(&x) && deadline(&x) == ts + t0,
+	       "tx_packets not valid in one sample: the pause goes on");
+	x.s.valid = PFCWD_SAMPLE_TX;
+	x.s.tx_packets = 5000;
+	sim_until(&x, 2 * t0);
+	tap_ok(x.ev_first == PFCWD_EV_DETECTED && x.ev_at == ts + t0,
+	       "tx_packets valid again, unchanged: detected at T0 (%llu)",
+	       ms(x.ev_at - ts));
+}
+
+/* Restoration T1 after the last XOFF observation. */
+static void test_restore(u64 t0, u64 t1)
+{
+	struct pfcwd_storm_config cfg = cfg_t(t0, t1);
+	unsigned int ev;
+	struct sim x;
+	u64 d, last;
+	int i;
+
+	sim_init(&x, &cfg, 0);
+	x.xoff = 1;
+	sim_until(&x, 2 * t0);
+	d = x.s.now;
+	sim_for(&x, MS(50));
+	last = x.s.now;
+	tap_ok(x.nev == 1 && d == BASE + TICK + t0 &&
+	       x.sm.state == PFCWD_STORMED && busy(&x) &&
+	       deadline(&x) == last + t1,
+	       "%s: XOFF 50 ms after detection: deadline last XOFF + T1",
+	       tag);
+	x.xoff = 0;
+	sim_clear(&x);
+	sim_run(&x, last + t1 - TICK, false);
+	ev = sim_step(&x, last + t1 - US(1));
+	tap_ok(!x.nev && !ev && x.sm.state == PFCWD_STORMED,
+	       "%s: still stormed at T1 - 1 us after the last XOFF",
+	       tag);
+	ev = sim_step(&x, last + t1);
+	tap_ok(ev == PFCWD_EV_RESTORED &&
+	       in_state(&x, PFCWD_OPERATIONAL, PFCWD_LATCH_NONE),
+	       "%s: restored at T1 after the last XOFF", tag);
+	tap_ok(x.sm.stats.restored == 1 && x.sm.stats.detected == 1 &&
+	       x.sm.stats.last_storm_ns == last + t1 - d &&
+	       x.sm.stats.last_restored_at == last + t1 &&
+	       x.sm.stats.last_detected_at == d,
+	       "%s: stats restored 1, last_storm %llu ms", tag,
+	       ms(x.sm.stats.last_storm_ns));
+
+	/* XOFF that keeps coming keeps it stormed. */
+	sim_init(&x, &cfg, 0);
+	x.xoff = 1;
+	sim_until(&x, 2 * t0);
+	sim_clear(&x);
+	sim_for(&x, SEC(5));
+	tap_ok(!x.nev && x.sm.state == PFCWD_STORMED && !x.sm.stats.restored &&
+	       deadline(&x) == x.s.now + t1,
+	       "%s: 5 s of XOFF after detection: stays stormed", tag);
+
+	/* Single XOFF frames just under T1 apart keep it stormed too. */
+	for (i = 0; i < 10; i++) {
+		x.xoff = 0;
+		sim_for(&x, t1 - 2 * TICK);
+		x.xoff = 1;
+		sim_step(&x, x.s.now + TICK);
+	}
+	last = x.s.now;
+	tap_ok(!x.nev && x.sm.state == PFCWD_STORMED,
+	       "%s: an XOFF every T1 - 1 ms keeps it stormed", tag);
+	x.xoff = 0;
+	sim_until(&x, 2 * t1);
+	tap_ok(x.ev_first == PFCWD_EV_RESTORED && x.ev_at == last + t1,
+	       "%s: ... until they stop: restored T1 after the last",
+	       tag);
+}
+
+/*
+ * One received storm, detected and (unless latched) restored: quiet for
+ * @quiet, XOFF until detection, then quiet until restoration.
+ */
+static unsigned int sim_storm(struct sim *x, u64 quiet)
+{
+	unsigned int ev;
+
+	x->xoff = 0;
+	ev = sim_for(x, quiet);
+	x->xoff = 1;
+	ev |= sim_until(x, x->cfg.detect_ns + MS(10));
+	x->xoff = 0;
+	if (x->sm.state == PFCWD_STORMED)
+		ev |= sim_until(x, x->cfg.restore_ns + MS(10));
+	return ev;
+}
+
+static void test_storm_limit(void)
+{
+	struct pfcwd_storm_config cfg = cfg_base;
+	const unsigned int ordinary = PFCWD_EV_DETECTED | PFCWD_EV_RESTORED;
+	unsigned int ev[3], i, bad;
+	struct sim x;
+	u64 d, gap;
+	bool ok;
+
+	cfg.disables_pfc = false;
+	cfg.storm_limit = 3;
+	cfg.storm_window_ns = SEC(5);
+	sim_init(&x, &cfg, 0);
+	for (i = 0; i < 3; i++)
+		ev[i] = sim_storm(&x, MS(100));
+	tap_ok(ev[0] == ordinary && ev[1] == ordinary,
+	       "limit 3 in 5 s: storms 1 and 2 are restored");
+	tap_ok(ev[2] == EV_STORM_LATCH &&
+	       in_state(&x, PFCWD_LATCHED, PFCWD_LATCH_LIMIT) &&
+	       x.sm.stats.detected == 3 && x.sm.stats.restored == 2,
+	       "limit 3 in 5 s: storm 3 latches (storm-limit)");
+	d = x.sm.stats.last_detected_at;
+
+	sim_clear(&x);
+	sim_for(&x, SEC(30));
+	x.xoff = 1;
+	sim_for(&x, SEC(1));
+	x.xoff = 0;
+	tap_ok(!x.nev && in_state(&x, PFCWD_LATCHED, PFCWD_LATCH_LIMIT) &&
+	       x.sm.stats.restored == 2,
+	       "latched: 30 s quiet then 1 s of XOFF: stays latched, no event");
+	tap_ok(deadline(&x) == PFCWD_U64_MAX && !busy(&x),
+	       "latched: no deadline, not busy");
+
+	ok = pfcwd_storm_restore(&x.sm, x.s.now);
+	tap_ok(ok && in_state(&x, PFCWD_OPERATIONAL, PFCWD_LATCH_NONE) &&
+	       x.sm.stats.restored == 3 && x.sm.history_len == 0 &&
+	       x.sm.stats.last_restored_at == x.s.now &&
+	       x.sm.stats.last_storm_ns == x.s.now - d,
+	       "pfcwd_storm_restore: operational, restored 3, history cleared");
+	ok = pfcwd_storm_restore(&x.sm, x.s.now);
+	tap_ok(!ok && x.sm.stats.restored == 3,
+	       "pfcwd_storm_restore when operational: false, nothing counted");
+	for (i = 0; i < 3; i++)
+		ev[i] = sim_storm(&x, MS(100));
+	tap_ok(ev[0] == ordinary && ev[1] == ordinary &&
+	       ev[2] == EV_STORM_LATCH,
+	       "after restore the limit counts afresh: the 3rd latches");
+
+	/* Limit 2 in 1 s: spacing W + 1 ms never latches, W - 1 ms does. */
+	cfg.storm_limit = 2;
+	cfg.storm_window_ns = SEC(1);
+	gap = SEC(1) - cfg.detect_ns - cfg.restore_ns - TICK;
+	sim_init(&x, &cfg, 0);
+	bad = 0;
+	for (i = 0; i < 10; i++) {
+		d = x.sm.stats.last_detected_at;
+		if (sim_storm(&x, gap + TICK) != ordinary ||
+		    (i && x.sm.stats.last_detected_at - d != SEC(1) + TICK))
+			bad++;
+	}
+	tap_ok(!bad && x.sm.stats.detected == 10 &&
+	       x.sm.state == PFCWD_OPERATIONAL,
+	       "limit 2 in 1 s: 10 storms 1001 ms apart never latch");
+	sim_init(&x, &cfg, 0);
+	bad = 0;
+	for (i = 0; i < 10; i++) {
+		d = x.sm.stats.last_detected_at;
+		if (sim_storm(&x, gap) != ordinary ||
+		    (i && x.sm.stats.last_detected_at - d != SEC(1)))
+			bad++;
+	}
+	tap_ok(!bad && x.sm.state == PFCWD_OPERATIONAL,
+	       "limit 2 in 1 s: storms exactly 1 s apart never latch");
+	sim_init(&x, &cfg, 0);
+	ev[0] = sim_storm(&x, gap);
+	d = x.sm.stats.last_detected_at;
+	ev[1] = sim_storm(&x, gap - TICK);
+	tap_ok(ev[0] == ordinary && ev[1] == EV_STORM_LATCH &&
+	       x.sm.stats.last_detected_at - d == SEC(1) - TICK &&
+	       x.sm.latch == PFCWD_LATCH_LIMIT,
+	       "limit 2 in 1 s: a storm 999 ms after the previous latches");
+
+	/* Limit 0: unlimited. */
+	cfg.storm_limit = 0;
+	sim_init(&x, &cfg, 0);
+	bad = 0;
+	for (i = 0; i < 20; i++)
+		if (sim_storm(&x, MS(10)) != ordinary)
+			bad++;
+	tap_ok(!bad && x.sm.stats.detected == 20 && x.sm.stats.restored == 20,
+	       "limit 0: 20 storms back to back, none latches");
+
+	/* Limit 1: the first storm latches. */
+	cfg.storm_limit = 1;
+	sim_init(&x, &cfg, 0);
+	tap_ok(sim_storm(&x, MS(10)) == EV_STORM_LATCH &&
+	       x.sm.latch == PFCWD_LATCH_LIMIT,
+	       "limit 1: the first storm latches");
+
+	/* The largest limit: the ring of history holds all of them. */
+	cfg.storm_limit = PFCWD_STORM_HISTORY;
+	cfg.storm_window_ns = SEC(60);
+	sim_init(&x, &cfg, 0);
+	bad = 0;
+	for (i = 0; i < PFCWD_STORM_HISTORY - 1; i++)
+		if (sim_storm(&x, MS(10)) != ordinary)
+			bad++;
+	tap_ok(!bad && sim_storm(&x, MS(10)) == EV_STORM_LATCH,
+	       "limit %d: storms 1..%d restored, storm %d latches",
+	       PFCWD_STORM_HISTORY, PFCWD_STORM_HISTORY - 1,
+	       PFCWD_STORM_HISTORY);
+}
+
+/*
+ * A storm mitigated by clearing pfc_en on a source that then stops
+ * counting: XOFF in the first sample after detection only (frames from
+ * before the action), @more samples with XOFF after it, then quiet until
+ * restored.  Returns the restoration time.
+ */
+static u64 sim_blind_storm(struct sim *x, int more)
+{
+	int i;
+
+	x->xoff = 1;
+	sim_until(x, 2 * x->cfg.detect_ns);
+	sim_step(x, x->s.now + TICK);
+	for (i = 0; i < more; i++)
+		sim_step(x, x->s.now + TICK);
+	x->xoff = 0;
+	sim_clear(x);
+	sim_until(x, 2 * x->cfg.restore_ns);
+	return x->s.now;
+}
+
+static void test_blind(u64 t0, u64 t1)
+{
+	struct pfcwd_storm_config cfg = cfg_t(t0, t1);
+	u64 r, hold = cfg.hold_ns, d;
+	unsigned int ev;
+	struct sim x;
+
+	sim_init(&x, &cfg, 0);
+	r = sim_blind_storm(&x, 0);
+	d = x.sm.stats.last_detected_at;
+	tap_ok(x.ev_first == PFCWD_EV_RESTORED && r == d + TICK + t1 &&
+	       busy(&x),
+	       "blind, %s: restored T1 after the sample after detection",
+	       tag);
+	x.xoff = 1;
+	ev = sim_step(&x, r + TICK);
+	tap_ok(ev == EV_STORM_LATCH &&
+	       in_state(&x, PFCWD_LATCHED, PFCWD_LATCH_BLIND) &&
+	       x.sm.stats.detected == 2 && x.sm.stats.restored == 1,
+	       "blind, %s: XOFF right after restoration: latched at once",
+	       tag);
+	sim_clear(&x);
+	sim_for(&x, SEC(1));
+	x.xoff = 0;
+	sim_for(&x, SEC(1));
+	tap_ok(!x.nev && in_state(&x, PFCWD_LATCHED, PFCWD_LATCH_BLIND) &&
+	       !busy(&x) && deadline(&x) == PFCWD_U64_MAX,
+	       "blind, %s: stays latched, idle", tag);
+
+	/* XOFF back exactly 2 * hold after restoration: still the loop. */
+	sim_init(&x, &cfg, 0);
+	r = sim_blind_storm(&x, 0);
+	sim_run(&x, r + 2 * hold - TICK, false);
+	x.xoff = 1;
+	ev = sim_step(&x, r + 2 * hold);
+	tap_ok(ev == EV_STORM_LATCH && x.sm.latch == PFCWD_LATCH_BLIND,
+	       "blind, %s: XOFF back 2 * hold after restoration latches",
+	       tag);
+
+	/* 1 ms later: a new storm, detected after T0 like any other. */
+	sim_init(&x, &cfg, 0);
+	r = sim_blind_storm(&x, 0);
+	sim_run(&x, r + 2 * hold, false);
+	x.xoff = 1;
+	sim_clear(&x);
+	sim_until(&x, 2 * t0);
+	tap_ok(x.ev_first == PFCWD_EV_DETECTED &&
+	       x.ev_at == r + 2 * hold + TICK + t0 &&
+	       in_state(&x, PFCWD_STORMED, PFCWD_LATCH_NONE),
+	       "blind, %s: XOFF back 2 * hold + 1 ms after: a storm at T0",
+	       tag);
+
+	/* Long after: not busy meanwhile, ordinary detection. */
+	sim_init(&x, &cfg, 0);
+	r = sim_blind_storm(&x, 0);
+	sim_run(&x, r + MS(100), false);
+	tap_ok(!busy(&x) && !x.sm.blind_suspect,
+	       "blind, %s: 100 ms after restoration the watch is over",
+	       tag);
+	x.xoff = 1;
+	sim_clear(&x);
+	sim_until(&x, 2 * t0);
+	tap_ok(x.ev_first == PFCWD_EV_DETECTED &&
+	       x.ev_at == r + MS(100) + TICK + t0 &&
+	       x.sm.state == PFCWD_STORMED,
+	       "blind, %s: XOFF back 100 ms after: a storm at T0",
+	       tag);
+
+	/* The action did not clear pfc_en (alert): no loop to break. */
+	cfg.disables_pfc = false;
+	sim_init(&x, &cfg, 0);
+	r = sim_blind_storm(&x, 0);
+	tap_ok(!busy(&x), "alert, %s: not busy after restoration",
+	       tag);
+	x.xoff = 1;
+	sim_clear(&x);
+	sim_until(&x, 2 * t0);
+	tap_ok(x.ev_first == PFCWD_EV_DETECTED && x.ev_at == r + TICK + t0 &&
+	       in_state(&x, PFCWD_STORMED, PFCWD_LATCH_NONE),
+	       "alert, %s: XOFF right after restoration: a storm at T0",
+	       tag);
+
+	/* XOFF kept counting during mitigation: the counter is not blind. */
+	cfg.disables_pfc = true;
+	sim_init(&x, &cfg, 0);
+	r = sim_blind_storm(&x, 1);
+	x.xoff = 1;
+	ev = sim_step(&x, r + TICK);
+	tap_ok(!ev && x.sm.state == PFCWD_OPERATIONAL,
+	       "counting, %s: XOFF in 2 samples after detection: no latch",
+	       tag);
+	sim_init(&x, &cfg, 0);
+	r = sim_blind_storm(&x, 20);
+	d = x.sm.stats.last_detected_at;
+	x.xoff = 1;
+	sim_clear(&x);
+	sim_until(&x, 2 * t0);
+	tap_ok(r == d + 21 * TICK + t1 && x.ev_first == PFCWD_EV_DETECTED &&
+	       x.ev_at == r + TICK + t0 &&
+	       in_state(&x, PFCWD_STORMED, PFCWD_LATCH_NONE),
+	       "counting, %s: XOFF while mitigated: then a storm at T0",
+	       tag);
+}
+
+/* Pause sent while nothing is received: a storm this port generates. */
+static void test_tx_storm(u64 t0, u64 t1)
+{
+	struct pfcwd_storm_config cfg = cfg_t(t0, t1);
+	u64 ts = BASE + TICK, tr;
+	unsigned int ev;
+	struct sim x;
+	bool ok;
+
+	sim_init(&x, &cfg, PFCWD_SAMPLE_RX);
+	x.txpause = 3;
+	sim_run(&x, ts + t0 - TICK, false);
+	tap_ok(!x.nev && busy(&x) && deadline(&x) == ts + t0,
+	       "tx storm, %s: pending, deadline first tx pause + T0",
+	       tag);
+	ev = sim_step(&x, ts + t0 - US(1));
+	tap_ok(!ev && x.sm.state == PFCWD_OPERATIONAL,
+	       "tx storm, %s: not at T0 - 1 us", tag);
+	ev = sim_step(&x, ts + t0);
+	tap_ok(ev == EV_TX_LATCH &&
+	       in_state(&x, PFCWD_LATCHED, PFCWD_LATCH_TX_STORM) &&
+	       x.sm.stats.tx_storms == 1 && !x.sm.stats.detected &&
+	       x.sm.stats.tx_pause == x.s.tx_pause,
+	       "tx storm, %s: at T0: tx-storm latched, tx_storms 1",
+	       tag);
+	sim_clear(&x);
+	sim_for(&x, SEC(1));
+	tap_ok(!x.nev && x.sm.stats.tx_storms == 1 && !busy(&x) &&
+	       deadline(&x) == PFCWD_U64_MAX,
+	       "tx storm, %s: latched, idle, no second event", tag);
+	ok = pfcwd_storm_restore(&x.sm, x.s.now);
+	tap_ok(ok && in_state(&x, PFCWD_OPERATIONAL, PFCWD_LATCH_NONE) &&
+	       x.sm.stats.last_storm_ns == x.s.now - (ts + t0),
+	       "tx storm, %s: restored by hand", tag);
+
+	sim_init(&x, &cfg, PFCWD_SAMPLE_RX);
+	x.txpause = 3;
+	x.rxp = 1;
+	sim_for(&x, SEC(5));
+	tap_ok(!x.nev && !busy(&x) && x.sm.state == PFCWD_OPERATIONAL,
+	       "tx storm, %s: rx_packets growing: none in 5 s", tag);
+
+	sim_init(&x, &cfg, 0);
+	x.txpause = 3;
+	sim_for(&x, SEC(5));
+	tap_ok(!x.nev && !busy(&x) && x.sm.state == PFCWD_OPERATIONAL,
+	       "tx storm, %s: rx_packets not valid: none in 5 s",
+	       tag);
+
+	/* One received frame restarts the clock. */
+	sim_init(&x, &cfg, PFCWD_SAMPLE_RX);
+	x.txpause = 3;
+	sim_run(&x, ts + t0 / 2, false);
+	x.rxp = 1;
+	sim_step(&x, x.s.now + TICK);
+	tr = x.s.now;
+	x.rxp = 0;
+	sim_until(&x, 2 * t0);
+	tap_ok(x.ev_first == EV_TX_LATCH && x.ev_at == tr + TICK + t0,
+	       "tx storm, %s: a received frame restarts the T0 clock",
+	       tag);
+
+	/* Generated during a received storm: latches it. */
+	sim_init(&x, &cfg, PFCWD_SAMPLE_RX);
+	x.xoff = 1;
+	sim_until(&x, 2 * t0);
+	x.txpause = 1;
+	sim_clear(&x);
+	sim_until(&x, 2 * t0);
+	tap_ok(x.ev_first == EV_TX_LATCH &&
+	       in_state(&x, PFCWD_LATCHED, PFCWD_LATCH_TX_STORM) &&
+	       x.sm.stats.detected == 1 && x.sm.stats.tx_storms == 1,
+	       "tx storm, %s: during a received storm: latches",
+	       tag);
+}
+
+/* Generated pause at @per2ms frames every 2 ms for @d. */
+static void sim_slow(struct sim *x, u64 d, u64 per2ms)
+{
+	u64 end = x->s.now + d;
+
+	while (x->s.now < end) {
+		x->txpause = per2ms / 2 + (per2ms & 1);
+		sim_step(x, x->s.now + TICK);
+		x->txpause = per2ms / 2;
+		sim_step(x, x->s.now + TICK);
+	}
+}
+
+static void test_slow(void)
+{
+	struct pfcwd_storm_config cfg = cfg_base;
+	u64 w = cfg.slow_window_ns, b = PFCWD_SLOW_BUCKET_NS, t;
+	struct sim x;
+
+	cfg.slow_threshold = 1000;
+	sim_init(&x, &cfg, PFCWD_SAMPLE_RX);
+	x.rxp = 5;
+	sim_slow(&x, SEC(5), 4);
+	tap_ok(x.nev == 1 && x.evs == PFCWD_EV_SLOW &&
+	       x.sm.stats.slow_events == 1,
+	       "slow: 2000/s over threshold 1000 for 5 s: exactly one event");
+	tap_ok(x.ev_at == BASE + w,
+	       "slow: the event slow_window after the rate rose (%llu ms)",
+	       ms(x.ev_at - BASE));
+	tap_ok(in_state(&x, PFCWD_OPERATIONAL, PFCWD_LATCH_NONE) &&
+	       !x.sm.stats.tx_storms && !busy(&x) &&
+	       x.sm.stats.tx_pause == 10000,
+	       "slow: no mitigation, tx_pause counted (%llu)",
+	       (unsigned long long)x.sm.stats.tx_pause);
+
+	sim_clear(&x);
+	sim_slow(&x, MS(300), 0);
+	t = x.s.now;
+	sim_slow(&x, SEC(3), 4);
+	tap_ok(x.nev == 1 && x.sm.stats.slow_events == 2 &&
+	       x.ev_at == t + w,
+	       "slow: rate dropping and rising again: a second event");
+
+	/* Above the threshold for less than the window. */
+	sim_init(&x, &cfg, PFCWD_SAMPLE_RX);
+	x.rxp = 5;
+	sim_slow(&x, w - 2 * b, 4);
+	sim_slow(&x, SEC(2), 0);
+	tap_ok(!x.nev && !x.sm.stats.slow_events,
+	       "slow: 2000/s for slow_window - 200 ms only: no event");
+
+	sim_init(&x, &cfg, PFCWD_SAMPLE_RX);
+	x.rxp = 5;
+	sim_slow(&x, SEC(5), 1);
+	tap_ok(!x.nev && !x.sm.stats.slow_events &&
+	       x.sm.stats.tx_pause == 2500,
+	       "slow: 500/s: no event");
+
+	sim_init(&x, &cfg, PFCWD_SAMPLE_RX);
+	x.rxp = 5;
+	sim_slow(&x, SEC(5), 2);
+	tap_ok(!x.nev, "slow: exactly 1000/s is not above the threshold");
+
+	sim_init(&x, &cfg, PFCWD_SAMPLE_RX);
+	x.rxp = 5;
+	sim_slow(&x, SEC(5), 3);
+	tap_ok(x.nev == 1 && x.evs == PFCWD_EV_SLOW,
+	       "slow: 1500/s: one event");
+
+	cfg.slow_threshold = 0;
+	sim_init(&x, &cfg, PFCWD_SAMPLE_RX);
+	x.rxp = 5;
+	sim_slow(&x, SEC(5), 10);
+	tap_ok(!x.nev && !x.sm.stats.slow_events,
+	       "slow: threshold 0 is off, even at 5000/s");
+}
+
+struct delta_case {
+	u64 prev, cur, want;
+	const char *what;
+};
+
+static const struct delta_case delta_cases[] = {
+	{ 100, 150, 50, "growth" },
+	{ 7, 7, 0, "no change" },
+	{ 0, 0xffffffffULL, 0xffffffffULL, "growth to 2^32 - 1" },
+	{ 0xfffffff0ULL, 0x10, 0x20, "32-bit wrap" },
+	{ 0xffffffffULL, 0, 1, "32-bit wrap to 0" },
+	{ 0x80000001ULL, 0, 0x7fffffffULL, "32-bit wrap of 2^31 - 1" },
+	{ 0x80000000ULL, 0, 0, "2^31 down to 0: a reset, not a wrap" },
+	{ 1000000, 5, 5, "reset to a small value" },
+	{ 5000, 0, 0, "reset to 0" },
+	{ 0xfffffff0ULL, 0x100000005ULL, 0x15, "64-bit counter past 2^32" },
+	{ 1ULL << 40, (1ULL << 40) + 7, 7, "64-bit growth" },
+	{ (1ULL << 40) + 7, 3, 3, "64-bit reset" },
+	{ 0x123456789aULL, 0x123456789aULL, 0, "64-bit no change" },
+};
+
+static void test_counter_delta(void)
+{
+	size_t i;
+	u64 d;
+
+	for (i = 0; i < ARRAY_SIZE(delta_cases); i++) {
+		const struct delta_case *c = &delta_cases[i];
+
+		d = pfcwd_counter_delta(c->prev, c->cur);
+		tap_ok(d == c->want,
+		       "delta %#llx -> %#llx = %#llx (%s), got %#llx",
+		       (unsigned long long)c->prev, (unsigned long long)c->cur,
+		       (unsigned long long)c->want, c->what,
+		       (unsigned long long)d);
+	}
+	d = pfcwd_counter_delta(PFCWD_U64_MAX - 2, 5);
+	tap_ok(d == 5 || d == 8,
+	       "delta at a 64-bit wrap is small (%llu), never huge",
+	       (unsigned long long)d);
+}
+
+/* Counter wraps and resets in the middle of storms. */
+static void test_counter_storm(void)
+{
+	struct pfcwd_storm_config cfg = cfg_base;
+	u64 t0 = cfg.detect_ns, t1 = BASE + TICK, last, n;
+	unsigned int ev;
+	struct sim x;
+
+	/* A 32-bit XOFF counter wraps 50 frames into the pause. */
+	sim_setup(&x, &cfg, 0);
+	x.mask = U32_TOP - 1;
+	x.s.rx_pause = U32_TOP - 50;
+	sim_prime(&x);
+	x.xoff = 1;
+	sim_until(&x, 2 * t0);
+	tap_ok(x.ev_first == PFCWD_EV_DETECTED && x.ev_at == t1 + t0 &&
+	       x.s.rx_pause < 1000 &&
+	       x.sm.stats.rx_pause == t0 / TICK + 1,
+	       "32-bit XOFF counter wraps mid-pause: T0, rx_pause %llu",
+	       (unsigned long long)x.sm.stats.rx_pause);
+
+	/* The XOFF counter reset to 0 mid-pause: one quiet sample. */
+	sim_init(&x, &cfg, 0);
+	x.s.rx_pause = 0;
+	x.xoff = 1;
+	sim_run(&x, t1 + MS(100), false);
+	n = x.sm.stats.rx_pause;
+	x.xoff = 0;
+	x.s.rx_pause = 0;
+	ev = sim_step(&x, x.s.now + TICK);
+	tap_ok(!ev && busy(&x) && deadline(&x) == t1 + t0 &&
+	       x.sm.stats.rx_pause == n,
+	       "XOFF counter reset to 0 mid-pause: no growth, pause goes on");
+	x.xoff = 1;
+	sim_until(&x, 2 * t0);
+	tap_ok(x.ev_first == PFCWD_EV_DETECTED && x.ev_at == t1 + t0 &&
+	       x.sm.stats.rx_pause == n + x.s.rx_pause,
+	       "... detected at T0 from the start, rx_pause sums the deltas");
+
+	/* Reset to 0 while stormed and quiet: restoration not moved. */
+	cfg.disables_pfc = false;
+	x.cfg = cfg;
+	x.xoff = 0;
+	sim_for(&x, MS(50));
+	x.s.rx_pause = 0;
+	last = x.ev_at;
+	sim_clear(&x);
+	sim_until(&x, 2 * t0);
+	tap_ok(x.ev_first == PFCWD_EV_RESTORED && x.ev_at == last + t0,
+	       "XOFF counter reset to 0 while stormed: restored on time");
+
+	/* Reset to 0 while XOFF keeps coming: no restoration. */
+	x.xoff = 1;
+	sim_clear(&x);
+	sim_until(&x, 2 * t0);
+	x.s.rx_pause = 0;
+	x.xoff = 0;
+	sim_step(&x, x.s.now + TICK);
+	x.xoff = 1;
+	sim_for(&x, SEC(1));
+	tap_ok(x.nev == 1 && x.sm.state == PFCWD_STORMED,
+	       "XOFF counter reset to 0 during a storm: stays stormed");
+
+	/* Reset to a small value: by the delta rules, that many XOFF. */
+	x.xoff = 0;
+	sim_for(&x, MS(50));
+	x.s.rx_pause = 3;
+	sim_step(&x, x.s.now + TICK);
+	last = x.s.now;
+	sim_clear(&x);
+	sim_until(&x, 2 * t0);
+	tap_ok(x.ev_first == PFCWD_EV_RESTORED && x.ev_at == last + t0,
+	       "XOFF counter reset to 3 while stormed: 3 XOFF, T1 from it");
+
+	/* Idle counter reset to 0 and staying there. */
+	sim_init(&x, &cfg, 0);
+	x.s.rx_pause = 5000;
+	x.xoff = 1;
+	sim_step(&x, x.s.now + TICK);
+	x.xoff = 0;
+	sim_for(&x, MS(100));
+	n = x.sm.stats.rx_pause;
+	x.s.rx_pause = 0;
+	sim_clear(&x);
+	sim_for(&x, SEC(5));
+	tap_ok(!x.nev && !busy(&x) && x.sm.stats.rx_pause == n,
+	       "idle XOFF counter reset to 0: no pause, nothing counted");
+
+	/* tx_packets reset to 0 is no progress; a 32-bit wrap is. */
+	sim_setup(&x, &cfg, PFCWD_SAMPLE_TX);
+	x.mask = U32_TOP - 1;
+	x.s.tx_packets = 1000000;
+	sim_prime(&x);
+	x.xoff = 1;
+	sim_run(&x, t1 + MS(50), false);
+	x.s.tx_packets = 0;
+	sim_until(&x, 2 * t0);
+	tap_ok(x.ev_first == PFCWD_EV_DETECTED && x.ev_at == t1 + t0,
+	       "tx_packets reset to 0 mid-pause: no progress, T0");
+
+	sim_setup(&x, &cfg, PFCWD_SAMPLE_TX);
+	x.mask = U32_TOP - 1;
+	x.s.tx_packets = U32_TOP - 1;
+	sim_prime(&x);
+	x.xoff = 1;
+	sim_run(&x, t1 + MS(50), false);
+	x.txp = 6;
+	sim_step(&x, x.s.now + TICK);
+	x.txp = 0;
+	tap_ok(x.s.tx_packets == 5 && !busy(&x),
+	       "tx_packets wrapping at 32 bits is progress: the pause ends");
+	sim_until(&x, 2 * t0);
+	tap_ok(x.ev_first == PFCWD_EV_DETECTED &&
+	       x.ev_at == t1 + MS(52) + t0,
+	       "... and restarts at the next XOFF");
+
+	/* tx_pause wraps too; stats.tx_pause sums the deltas. */
+	sim_setup(&x, &cfg, PFCWD_SAMPLE_RX);
+	x.mask = U32_TOP - 1;
+	x.s.tx_pause = U32_TOP - 100;
+	sim_prime(&x);
+	x.txpause = 1;
+	x.rxp = 1;
+	sim_for(&x, MS(300));
+	tap_ok(x.sm.stats.tx_pause == 300 && x.s.tx_pause == 200 && !x.nev,
+	       "32-bit tx_pause wrapping: tx_pause stats %llu",
+	       (unsigned long long)x.sm.stats.tx_pause);
+}
+
+static void test_deadline_busy(void)
+{
+	struct pfcwd_storm_config cfg = cfg_base;
+	u64 t0 = cfg.detect_ns, t1 = BASE + TICK;
+	struct sim x;
+
+	sim_init(&x, &cfg, PFCWD_SAMPLE_RX);
+	tap_ok(!busy(&x) && deadline(&x) == PFCWD_U64_MAX,
+	       "deadline: idle: none, not busy");
+	x.txpause = 1;
+	sim_run(&x, t1 + MS(30), false);
+	x.xoff = 1;
+	sim_run(&x, t1 + MS(60), false);
+	tap_ok(busy(&x) && deadline(&x) == t1 + t0,
+	       "deadline: tx pending from t1, rx paused from t1 + 31 ms");
+
+	sim_init(&x, &cfg, PFCWD_SAMPLE_RX);
+	x.xoff = 1;
+	sim_run(&x, t1 + MS(30), false);
+	x.txpause = 1;
+	sim_run(&x, t1 + MS(60), false);
+	tap_ok(busy(&x) && deadline(&x) == t1 + t0,
+	       "deadline: rx paused from t1, tx pending from t1 + 31 ms");
+	sim_until(&x, t0);
+	tap_ok(x.ev_first == PFCWD_EV_DETECTED && x.ev_at == t1 + t0 &&
+	       deadline(&x) == t1 + t0 + MS(31),
+	       "deadline: stormed: the pending tx storm comes first");
+
+	sim_init(&x, &cfg, 0);
+	x.xoff = 1;
+	sim_until(&x, 2 * t0);
+	sim_for(&x, MS(10));
+	tap_ok(busy(&x) && deadline(&x) == x.s.now + cfg.restore_ns,
+	       "deadline: stormed: last XOFF + T1, busy");
+	x.xoff = 0;
+	sim_for(&x, MS(10));
+	tap_ok(busy(&x) && deadline(&x) == x.s.now - MS(10) + cfg.restore_ns,
+	       "deadline: stormed, XOFF stopped: unchanged");
+	cfg.disables_pfc = false;
+	x.cfg = cfg;
+	sim_for(&x, cfg.restore_ns);
+	tap_ok(x.sm.state == PFCWD_OPERATIONAL && !busy(&x) &&
+	       deadline(&x) == PFCWD_U64_MAX,
+	       "deadline: restored (alert): none, not busy");
+}
+
+static void test_forget_clear(void)
+{
+	struct pfcwd_storm_config cfg = cfg_base;
+	static const struct pfcwd_storm_stats zero;
+	u64 t0 = cfg.detect_ns, r;
+	unsigned int ev;
+	struct sim x;
+	bool ok;
+
+	/* Restored by hand while stormed: no loop watch afterwards. */
+	sim_init(&x, &cfg, 0);
+	x.xoff = 1;
+	sim_until(&x, 2 * t0);
+	x.xoff = 0;
+	sim_for(&x, MS(10));
+	r = x.s.now;
+	ok = pfcwd_storm_restore(&x.sm, r);
+	tap_ok(ok && in_state(&x, PFCWD_OPERATIONAL, PFCWD_LATCH_NONE) &&
+	       x.sm.stats.restored == 1 && x.sm.stats.last_restored_at == r &&
+	       x.sm.stats.last_storm_ns == MS(10) && !busy(&x),
+	       "restore by hand while stormed: operational, restored 1, idle");
+	x.xoff = 1;
+	sim_clear(&x);
+	sim_until(&x, 2 * t0);
+	tap_ok(x.ev_first == PFCWD_EV_DETECTED && x.ev_at == r + TICK + t0 &&
+	       x.sm.latch == PFCWD_LATCH_NONE,
+	       "restore by hand: XOFF right after is an ordinary storm");
+
+	sim_init(&x, &cfg, 0);
+	x.xoff = 1;
+	sim_until(&x, 2 * t0);
+	pfcwd_storm_forget(&x.sm);
+	tap_ok(in_state(&x, PFCWD_OPERATIONAL, PFCWD_LATCH_NONE) &&
+	       !x.sm.primed && !busy(&x) && deadline(&x) == PFCWD_U64_MAX,
+	       "forget while stormed: operational, unprimed, idle");
+	tap_ok(x.sm.stats.detected == 1 && !x.sm.stats.restored &&
+	       x.sm.stats.rx_pause == t0 / TICK + 1,
+	       "forget: stats kept, no restoration counted");
+	ev = sim_step(&x, x.s.now + TICK);
+	tap_ok(!ev && x.sm.primed && !busy(&x) &&
+	       x.sm.stats.rx_pause == t0 / TICK + 1,
+	       "forget: the next sample only primes, though XOFF grew");
+	sim_step(&x, x.s.now + TICK);
+	tap_ok(busy(&x) && deadline(&x) == x.s.now + t0,
+	       "forget: then a fresh pause starts");
+
+	cfg.storm_limit = 1;
+	x.cfg = cfg;
+	sim_clear(&x);
+	sim_until(&x, 2 * t0);
+	tap_ok(x.ev_first == EV_STORM_LATCH &&
+	       x.sm.latch == PFCWD_LATCH_LIMIT,
+	       "forget: history cleared, limit 1 latches the next storm");
+	pfcwd_storm_forget(&x.sm);
+	tap_ok(in_state(&x, PFCWD_OPERATIONAL, PFCWD_LATCH_NONE) &&
+	       x.sm.stats.detected == 2 && !x.sm.stats.restored,
+	       "forget while latched: operational, latch none, stats kept");
+
+	cfg.storm_limit = 0;
+	x.cfg = cfg;
+	sim_step(&x, x.s.now + TICK);
+	sim_until(&x, 2 * t0);
+	pfcwd_storm_clear_stats(&x.sm);
+	tap_ok(!memcmp(&x.sm.stats, &zero, sizeof(zero)) &&
+	       x.sm.state == PFCWD_STORMED,
+	       "clear_stats while stormed: every stat 0, still stormed");
+	x.xoff = 0;
+	sim_clear(&x);
+	sim_until(&x, 2 * t0);
+	tap_ok(x.ev_first == PFCWD_EV_RESTORED && x.sm.stats.restored == 1 &&
+	       !x.sm.stats.detected && !x.sm.stats.rx_pause,
+	       "clear_stats: counting resumes from 0");
+}
+
+static void test_names(void)
+{
+	tap_ok(!strcmp(pfcwd_state_name(PFCWD_OPERATIONAL), "operational") &&
+	       !strcmp(pfcwd_state_name(PFCWD_STORMED), "stormed") &&
+	       !strcmp(pfcwd_state_name(PFCWD_LATCHED), "latched"),
+	       "state names");
+	tap_ok(!strcmp(pfcwd_state_name((enum pfcwd_state)7), "unknown"),
+	       "unknown state name");
+	tap_ok(!strcmp(pfcwd_latch_name(PFCWD_LATCH_NONE), "none") &&
+	       !strcmp(pfcwd_latch_name(PFCWD_LATCH_LIMIT), "storm-limit") &&
+	       !strcmp(pfcwd_latch_name(PFCWD_LATCH_BLIND), "blind-counters") &&
+	       !strcmp(pfcwd_latch_name(PFCWD_LATCH_TX_STORM), "tx-storm"),
+	       "latch names");
+	tap_ok(!strcmp(pfcwd_latch_name((enum pfcwd_latch)9), "unknown"),
+	       "unknown latch name");
+}
+
+int main(void)
+{
+	/* T0, T1: the default, a short one, and T1 != T0 to tell them apart */
+	static const u64 times[][2] = {
+		{ MS(200), MS(200) },
+		{ MS(20), MS(20) },
+		{ MS(100), MS(300) },
+	};
+	size_t i;
+
+	tap_plan(N_TESTS);
+	test_priming();
+	for (i = 0; i < ARRAY_SIZE(times); i++) {
+		u64 t0 = times[i][0], t1 = times[i][1];
+
+		snprintf(tag, sizeof(tag), "T0 %llu T1 %llu ms",
+			 ms(t0), ms(t1));
+		test_detect(t0, t1);
+		test_exact(t0, t1);
+		test_jitter(t0, t1);
+		test_bursts(t0, t1);
+		test_restore(t0, t1);
+		test_blind(t0, t1);
+		test_tx_storm(t0, t1);
+	}
+	test_no_xoff();
+	test_tx_progress();
+	test_valid();
+	test_sparse();
+	test_storm_limit();
+	test_slow();
+	test_counter_delta();
+	test_counter_storm();
+	test_deadline_busy();
+	test_forget_clear();
+	test_names();
+	return tap_done();
+}
