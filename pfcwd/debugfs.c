@@ -5,6 +5,7 @@
  * (Generic netlink is the interface for tools.)
  *
  *   DEV enabled E action A prios L pfc_en L dcb B hold_us N granularity_us N
+ *       next_poll_ns N
  *   DEV prio P watched W state S latch R detected N restored N tx_storms N
  *       slow N rx_pause N tx_pause N last_paused_us N last_storm_us N
  *       detected_at_ns N restored_at_ns N
@@ -27,12 +28,13 @@ static void pfcwd_debugfs_port(struct seq_file *m, struct pfcwd_port *port)
 
 	pfcwd_prio_list_format(port->cfg.prios, prios, sizeof(prios));
 	pfcwd_prio_list_format(port->pfc_en, pfc, sizeof(pfc));
-	seq_printf(m, "%s enabled %d action %s prios %s pfc_en %s dcb %d hold_us %llu granularity_us %llu\n",
+	seq_printf(m, "%s enabled %d action %s prios %s pfc_en %s dcb %d hold_us %llu granularity_us %llu next_poll_ns %lld\n",
 		   port->name, port->cfg.enabled,
 		   pfcwd_action_name(port->cfg.action), prios[0] ? prios : "-",
 		   pfc[0] ? pfc : "-", port->has_dcb,
 		   div_u64(port->hold_ns, NSEC_PER_USEC),
-		   div_u64(pfcwd_poll_granularity_ns(), NSEC_PER_USEC));
+		   div_u64(pfcwd_poll_granularity_ns(), NSEC_PER_USEC),
+		   (s64)READ_ONCE(port->next_poll));
 	for (p = 0; p < PFCWD_NUM_PRIO; p++) {
 		const struct pfcwd_storm *sm = &port->prio[p].sm;
 		const struct pfcwd_storm_stats *st = &sm->stats;

@@ -50,27 +50,48 @@ static const struct kernel_param_ops pfcwd_u32_ops = {
 	.get = pfcwd_param_get_u32,
 };
 
-#define PFCWD_PARAM_U32(name, field, lo, hi, desc)			\
-	static struct pfcwd_range pfcwd_range_##name = {		\
-		.val = &pfcwd_params.field, .min = (lo), .max = (hi),	\
-	};								\
-	module_param_cb(name, &pfcwd_u32_ops, &pfcwd_range_##name, 0644); \
-	MODULE_PARM_DESC(name, desc)
+static struct pfcwd_range pfcwd_range_detect = {
+	&pfcwd_params.detect_ms, PFCWD_TIME_MS_MIN, PFCWD_TIME_MS_MAX
+};
 
-PFCWD_PARAM_U32(detection_time_ms, detect_ms, PFCWD_TIME_MS_MIN,
-		PFCWD_TIME_MS_MAX, "Default T0 for new ports, ms (1-60000)");
-PFCWD_PARAM_U32(restoration_time_ms, restore_ms, PFCWD_TIME_MS_MIN,
-		PFCWD_TIME_MS_MAX, "Default T1 for new ports, ms (1-60000)");
-PFCWD_PARAM_U32(poll_quiet_us, poll_quiet_us, 100, 100000,
-		"Poll interval of quiet ports, us (100-100000)");
-PFCWD_PARAM_U32(poll_fine_us, poll_fine_us, 50, 10000,
-		"Poll interval while a priority is paused or stormed, us (50-10000)");
-PFCWD_PARAM_U32(storm_window_ms, storm_window_ms, 1, 86400000,
-		"Storm limit window, ms");
-PFCWD_PARAM_U32(slow_threshold, slow_threshold, 0, 100000000,
-		"Slow receiver: pause frames sent per second (0 = off)");
-PFCWD_PARAM_U32(slow_window_ms, slow_window_ms, 100, 3600000,
-		"Slow receiver: how long the rate must stay above the threshold, ms");
+static struct pfcwd_range pfcwd_range_restore = {
+	&pfcwd_params.restore_ms, PFCWD_TIME_MS_MIN, PFCWD_TIME_MS_MAX
+};
+
+static struct pfcwd_range pfcwd_range_quiet = {
+	&pfcwd_params.poll_quiet_us, 100, 100000
+};
+
+static struct pfcwd_range pfcwd_range_fine = {
+	&pfcwd_params.poll_fine_us, 50, 10000
+};
+
+static struct pfcwd_range pfcwd_range_window = {
+	&pfcwd_params.storm_window_ms, 1, 86400000
+};
+
+static struct pfcwd_range pfcwd_range_slow = {
+	&pfcwd_params.slow_threshold, 0, 100000000
+};
+
+static struct pfcwd_range pfcwd_range_slow_window = {
+	&pfcwd_params.slow_window_ms, 100, 3600000
+};
+
+module_param_cb(detection_time_ms, &pfcwd_u32_ops, &pfcwd_range_detect, 0644);
+MODULE_PARM_DESC(detection_time_ms, "Default T0 for new ports, ms (1-60000)");
+module_param_cb(restoration_time_ms, &pfcwd_u32_ops, &pfcwd_range_restore, 0644);
+MODULE_PARM_DESC(restoration_time_ms, "Default T1 for new ports, ms (1-60000)");
+module_param_cb(poll_quiet_us, &pfcwd_u32_ops, &pfcwd_range_quiet, 0644);
+MODULE_PARM_DESC(poll_quiet_us, "Poll interval of quiet ports, us (100-100000)");
+module_param_cb(poll_fine_us, &pfcwd_u32_ops, &pfcwd_range_fine, 0644);
+MODULE_PARM_DESC(poll_fine_us, "Poll interval of busy ports, us (50-10000)");
+module_param_cb(storm_window_ms, &pfcwd_u32_ops, &pfcwd_range_window, 0644);
+MODULE_PARM_DESC(storm_window_ms, "Storm limit window, ms (1-86400000)");
+module_param_cb(slow_threshold, &pfcwd_u32_ops, &pfcwd_range_slow, 0644);
+MODULE_PARM_DESC(slow_threshold, "Slow receiver: pause frames sent per second (0 = off)");
+module_param_cb(slow_window_ms, &pfcwd_u32_ops, &pfcwd_range_slow_window, 0644);
+MODULE_PARM_DESC(slow_window_ms, "Slow receiver: time above the threshold, ms (100-3600000)");
 
 static int pfcwd_param_set_action(const char *buf,
 				  const struct kernel_param *kp)

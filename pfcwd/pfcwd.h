@@ -105,7 +105,7 @@ struct pfcwd_port {
 	u32 qdisc_users;		/* RTNL */
 	bool sysfs;			/* RTNL: the sysfs group exists */
 
-	struct mutex lock;
+	struct mutex lock;		/* the fields below, but next_poll */
 	struct pfcwd_config cfg;
 	bool has_dcb;			/* ieee_getpfc/ieee_setpfc usable */
 	bool swapped;			/* quirk: requests/indications swapped */
@@ -175,7 +175,6 @@ void pfcwd_sysfs_del(struct pfcwd_port *port);
 /* debugfs.c */
 void pfcwd_debugfs_init(void);
 void pfcwd_debugfs_exit(void);
-
 
 /* net_sched/sch_pfcwd.c: the qdisc kind, registered at module load. */
 int pfcwd_sched_register(void);

@@ -31,6 +31,7 @@
 
 #define PFCWD_HASH_BITS	8
 
+/* Serialises changes to pfcwd_ports and the hash; readers use RCU. */
 DEFINE_MUTEX(pfcwd_ports_lock);
 LIST_HEAD(pfcwd_ports);
 static struct hlist_head pfcwd_port_hash[1 << PFCWD_HASH_BITS];
@@ -247,6 +248,7 @@ static int pfcwd_netdev_event(struct notifier_block *nb, unsigned long event,
 		mutex_lock(&port->lock);
 		pfcwd_port_update_link(port);
 		mutex_unlock(&port->lock);
+		WRITE_ONCE(port->next_poll, 0);
 		pfcwd_poll_kick();
 		break;
 	}

@@ -115,22 +115,29 @@ static unsigned int pfcwd_storm_enter(struct pfcwd_storm *sm,
 }
 
 /*
- * Does an interval with @n pause frames, the earliest of which may be as
- * early as @from and the latest at @to, hold a continuous pause?  Only if
- * the frames are dense enough to leave no gap longer than the hold time:
- * a counter cannot say where in the interval its frames fell, so a long
- * interval with a few frames may hide a pause that stopped and restarted.
+ * Do @n pause frames, the earliest of which may be as early as @from and
+ * the latest at @to, continue an episode that so far had @ep_frames frames
+ * over @ep_span ns?  See storm.h: dense enough to leave no gap longer than
+ * the hold time, and at least half what the episode's rate predicts.
  */
-static bool pfcwd_storm_dense(const struct pfcwd_storm_config *cfg, u64 n,
-			      u64 from, u64 to)
+static bool pfcwd_storm_joins(const struct pfcwd_storm_config *cfg, u64 n,
+			      u64 from, u64 to, u64 ep_frames, u64 ep_span)
 {
+	u64 len, expected;
+
 	if (to <= from)
 		return true;
+	len = to - from;
 	if (!cfg->hold_ns)
 		return false;
-	/* n * hold >= to - from, without overflowing */
-	return n > pfcwd_div_u64(to - from, cfg->hold_ns) ||
-	       n * cfg->hold_ns >= to - from;
+	/* n * hold >= len, without overflowing */
+	if (n <= pfcwd_div_u64(len, cfg->hold_ns) && n * cfg->hold_ns < len)
+		return false;
+	if (!ep_frames || ep_span < cfg->hold_ns)
+		return true;		/* no rate yet */
+	/* ep_frames * len / ep_span, in units of 1024 ns against overflow */
+	expected = pfcwd_div_u64(ep_frames * (len >> 10), (ep_span >> 10) ?: 1);
+	return 2 * n >= expected;
 }
 
 /*
@@ -158,8 +165,15 @@ static unsigned int pfcwd_storm_rx(struct pfcwd_storm *sm,
 		u64 from = s->xoff_first ? first : sm->prev_now;
 
 		if (!sm->pause_start || from > sm->pause_last + cfg->hold_ns ||
-		    !pfcwd_storm_dense(cfg, n, from, last))
+		    !pfcwd_storm_joins(cfg, n, from, last, sm->pause_frames,
+				       sm->pause_last - sm->pause_start)) {
+			/* Its rate counts frames after its start only. */
 			sm->pause_start = first;
+			sm->pause_last = first;
+			sm->pause_frames = 0;
+		} else {
+			sm->pause_frames += n;
+		}
 		if (last > sm->pause_last)
 			sm->pause_last = last;
 	} else if (sm->pause_start && now > sm->pause_last + cfg->hold_ns) {
@@ -230,8 +244,13 @@ static unsigned int pfcwd_storm_tx(struct pfcwd_storm *sm,
 
 	if (d_tx_pause) {
 		if (!sm->tx_start || sm->prev_now > sm->tx_last + cfg->hold_ns ||
-		    !pfcwd_storm_dense(cfg, d_tx_pause, sm->prev_now, now))
+		    !pfcwd_storm_joins(cfg, d_tx_pause, sm->prev_now, now,
+				       sm->tx_frames, sm->tx_last - sm->tx_start)) {
 			sm->tx_start = now;
+			sm->tx_frames = 0;
+		} else {
+			sm->tx_frames += d_tx_pause;
+		}
 		sm->tx_last = now;
 	} else if (sm->tx_start && now > sm->tx_last + cfg->hold_ns) {
 		sm->tx_start = 0;
@@ -323,6 +342,8 @@ unsigned int pfcwd_storm_sample(struct pfcwd_storm *sm,
 		sm->prev_tx_pause = s->tx_pause;
 		sm->prev_tx_packets = s->tx_packets;
 		sm->prev_rx_packets = s->rx_packets;
+		/* A slow-receiver bucket must not span the unobserved time. */
+		sm->slow_bucket_start = 0;
 		return 0;
 	}
 	if (s->now < sm->prev_now)

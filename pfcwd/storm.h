@@ -14,12 +14,17 @@
  *   LATCHED --(pfcwd_storm_restore(), by an operator)--> OPERATIONAL
  *
  * Paused: XOFF frames (pause with quanta > 0; XON is never counted) for the
- * priority kept arriving - consecutive observations no further apart than
- * cfg->hold_ns - and the priority made no transmit progress, or its
- * transmit progress is unknown.  The pause is taken to start at the first
- * observation of an XOFF frame (for a counter source: the sample that saw
- * the counter move), so detection is never early; it is late by at most the
- * time between the storm's first frame and that sample.
+ * priority kept arriving - with no gap longer than cfg->hold_ns between
+ * them - and the priority made no transmit progress, or its transmit
+ * progress is unknown.  A counter source cannot say where in a sample
+ * interval its frames fell, so an interval continues a pause only if its
+ * frames are dense enough to leave no such gap and, once the pause has a
+ * rate, at least half as many as that rate predicts (a late sample over a
+ * gap and the start of a new burst must not look continuous).  The pause
+ * is taken to start at the first observation of an XOFF frame (for a
+ * counter source: the sample that saw the counter move), so detection is
+ * never early; it is late by at most the time between the storm's first
+ * frame and that sample.
  *
  * Generated (NIC-side) storm: the pause frames this port sends kept rising
  * while the port received nothing, for >= T0.  Slow receiver: the rate of
@@ -79,10 +84,11 @@ struct pfcwd_storm_config {
 
 /*
  * One observation of one priority at time @now (ns, monotonic), of
- * counters that only grow (wraps at 32 or 64 bits and resets to a smaller
- * value are recognised).  Exact sources (software PFC, driver push) give the
- * times of the first and last XOFF frame since the previous sample; counter
- * sources leave them 0, meaning "now".
+ * counters that only grow (a 32-bit wrap is recognised; any other decrease
+ * is taken as a reset, after which the new value counts).  Exact sources
+ * (software PFC, driver push) give the times of the first and last XOFF
+ * frame since the previous sample; counter sources leave them 0, meaning
+ * "now".
  */
 struct pfcwd_sample {
 	u64 now;
@@ -118,13 +124,15 @@ struct pfcwd_storm {
 	u64 prev_now;
 	u64 prev_rx_pause, prev_tx_pause, prev_tx_packets, prev_rx_packets;
 
-	/* Received pause: the current episode, 0 when none. */
+	/* Received pause: the current episode, 0 when none, and its frames. */
 	u64 pause_start;
 	u64 pause_last;
+	u64 pause_frames;
 
 	/* Generated pause with nothing received: the current episode. */
 	u64 tx_start;
 	u64 tx_last;
+	u64 tx_frames;
 
 	/* STORMED/LATCHED: when, and whether XOFF kept coming afterwards. */
 	u64 stormed_at;

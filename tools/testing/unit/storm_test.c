@@ -11,7 +11,7 @@
 #include "../../../pfcwd/storm.h"
 #include "tap.h"
 
-#define N_TESTS		227
+#define N_TESTS		230
 
 #define US(n)		((u64)(n) * 1000ULL)
 #define MS(n)		((u64)(n) * PFCWD_NSEC_PER_MSEC)
@@ -217,7 +217,7 @@ static void test_priming(void)
 	       "XOFF 10 s after priming: the pause starts there, no detection");
 
 	s.now = t - TICK;
-	s.rx_pause += 1000;
+	s.rx_pause += 3;
 	ev = pfcwd_storm_sample(&sm, &cfg, &s);
 	tap_ok(!ev && sm.stats.rx_pause == 5 && sm.prev_now == t &&
 	       pfcwd_storm_deadline(&sm, &cfg) == t + t0,
@@ -226,7 +226,7 @@ static void test_priming(void)
 	s.now = t + TICK;
 	s.rx_pause += 1;
 	ev = pfcwd_storm_sample(&sm, &cfg, &s);
-	tap_ok(!ev && sm.stats.rx_pause == 1006 &&
+	tap_ok(!ev && sm.stats.rx_pause == 9 &&
 	       pfcwd_storm_deadline(&sm, &cfg) == t + t0,
 	       "the next sample counts from the last accepted one");
 
@@ -235,7 +235,7 @@ static void test_priming(void)
 	s.valid = PFCWD_SAMPLE_TX;
 	s.tx_packets = 123456;
 	ev = pfcwd_storm_sample(&sm, &cfg, &s);
-	tap_ok(!ev && sm.stats.rx_pause == 1006 &&
+	tap_ok(!ev && sm.stats.rx_pause == 9 &&
 	       sm.valid == PFCWD_SAMPLE_TX &&
 	       pfcwd_storm_deadline(&sm, &cfg) == t + t0,
 	       "a counter that becomes valid re-primes; the pause goes on");
@@ -324,7 +324,10 @@ static void test_exact(u64 t0, u64 t1)
 	       "exact source, %s: restored at xoff_last + T1", tag);
 }
 
-/* Sample intervals drawn from [0.2 ms, 3 ms]: detection in [T0, T0 + 3 ms]. */
+/*
+ * Sample intervals drawn from [0.2 ms, 3 ms] over a steady storm:
+ * detection in [T0, T0 + 3 ms].
+ */
 static void test_jitter(u64 t0, u64 t1)
 {
 	struct pfcwd_storm_config cfg = cfg_t(t0, t1);
@@ -342,11 +345,13 @@ static void test_jitter(u64 t0, u64 t1)
 		while (x.s.now < idle)
 			ev |= sim_step(&x, x.s.now +
 					   rng_between(US(200), US(3000)));
-		x.xoff = 1;
 		while (!ev && x.s.now < BASE + SEC(2)) {
+			u64 step = rng_between(US(200), US(3000));
+
+			/* A steady storm: 10 frames per ms, whatever the step. */
 			prev = x.s.now;
-			ev = sim_step(&x, x.s.now +
-					  rng_between(US(200), US(3000)));
+			x.xoff = step / US(100);
+			ev = sim_step(&x, x.s.now + step);
 			if (!ts)
 				ts = x.s.now;
 		}
@@ -1381,6 +1386,45 @@ static void test_names(void)
 	       "unknown latch name");
 }
 
+/*
+ * Late samples over a steady storm continue it; a late sample whose frames
+ * are only the start of a new burst does not (storm.h: half the rate).
+ */
+static void test_late_samples(void)
+{
+	struct pfcwd_storm_config cfg = cfg_t(MS(200), MS(200));
+	u64 start;
+	struct sim x;
+	int i;
+
+	sim_init(&x, &cfg, 0);
+	x.xoff = 10;				/* 10 frames per 1 ms tick */
+	sim_step(&x, x.s.now + TICK);
+	start = x.s.now;
+	for (i = 0; i < 50; i++)
+		sim_step(&x, x.s.now + TICK);
+	/* The poller stalls for 30 ms; the storm went on: 300 frames. */
+	x.xoff = 300;
+	sim_step(&x, x.s.now + MS(30));
+	tap_ok(x.sm.pause_start == start &&
+	       pfcwd_storm_deadline(&x.sm, &cfg) == start + MS(200),
+	       "a 30 ms stall over a steady storm continues the pause");
+
+	/* Stall again; the storm stopped for 25 ms and restarted: 50 frames. */
+	x.xoff = 50;
+	sim_step(&x, x.s.now + MS(30));
+	tap_ok(x.sm.pause_start == x.s.now &&
+	       pfcwd_storm_deadline(&x.sm, &cfg) == x.s.now + MS(200),
+	       "a late sample holding only a new burst starts a new pause");
+
+	/* Five times the rate never splits a pause. */
+	x.xoff = 50;
+	start = x.sm.pause_start;
+	for (i = 0; i < 20; i++)
+		sim_step(&x, x.s.now + TICK);
+	tap_ok(x.sm.pause_start == start, "a rising rate continues the pause");
+}
+
 int main(void)
 {
 	/* T0, T1: the default, a short one, and T1 != T0 to tell them apart */
@@ -1410,6 +1454,7 @@ int main(void)
 	test_tx_progress();
 	test_valid();
 	test_sparse();
+	test_late_samples();
 	test_storm_limit();
 	test_slow();
 	test_counter_delta();

@@ -1,0 +1,472 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The storm detector on pfcsim: timing, mitigation on pfc_en, restoration,
+# latching, NIC-side storms, slow receivers, sysfs, lifecycle races.
+
+. "$(dirname "$0")/lib.sh"
+
+DBG=/sys/kernel/debug/pfcwd/ports
+TIMING=$SELFTEST_DIR/storm_timing.py
+
+# Removes every pfcsim port (whatever its name or netns, by unloading
+# pfcsim) and both modules: each case starts clean.
+reset_all() {
+	unload_mod pfcsim
+	unload_mod pfcwd
+	ip netns del pfns 2>/dev/null
+	load_mod pfcsim
+	load_mod pfcwd
+}
+
+# A pfcsim port with a pfcwd qdisc: the port is watched.
+watched_port() {
+	pfcsim_new "$1"
+	tc qdisc add dev "$1" root handle 1: pfcwd || fail "tc qdisc add on $1"
+	[ -d "/sys/class/net/$1/pfcwd" ] || fail "no /sys/class/net/$1/pfcwd"
+}
+
+knob() { cat "/sys/class/net/$1/pfcwd/$2"; }
+
+set_knob() {
+	echo "$3" > "/sys/class/net/$1/pfcwd/$2" || fail "cannot set $2=$3 on $1"
+}
+
+sim() {
+	echo "$3" > "$PFCSIM_DFS/$1/$2" || fail "cannot write pfcsim $1/$2: $3"
+}
+
+# One value of pfcwd's debugfs line for DEV prio P.
+pstat() {
+	awk -v d="$1" -v p="$2" -v k="$3" '
+		$1 == d && $2 == "prio" && $3 == p {
+			for (i = 4; i < NF; i += 2) if ($i == k) print $(i + 1)
+		}' $DBG
+}
+
+# Waits up to $5 seconds for pstat $3 of DEV $1 prio $2 to equal $4.
+wait_stat() {
+	local i n=$(($5 * 100))
+
+	for ((i = 0; i < n; i++)); do
+		[ "$(pstat "$1" "$2" "$3")" = "$4" ] && return 0
+		sleep 0.01
+	done
+	fail "$1 prio $2: $3 is '$(pstat "$1" "$2" "$3")', wanted '$4' within $5 s"
+}
+
+# The priorities in DEV's pfc_en, as dcb reports them: "3 4".
+pfc_on() {
+	dcb pfc show dev "$1" prio-pfc | grep -o '[0-7]:on' | cut -d: -f1 | tr '\n' ' ' |
+		sed 's/ $//'
+}
+
+test_timing_200ms() {
+	reset_all
+	watched_port sw1
+	expect_eq "$(knob sw1 detection_time_ms)/$(knob sw1 restoration_time_ms)" 200/200 "defaults"
+	python3 "$TIMING" sw1 3 10 --json "$PFCWD_RESULTS/timing-200-$(uname -r).json" ||
+		fail "timing out of bounds"
+	n=$(dmesg | grep -cE "pfcwd: sw1 prio 3: PFC storm detected, action drop \(paused 2[0-9]{2} ms\)")
+	expect_eq "$n" 10 "detection log lines"
+	n=$(dmesg | grep -cE "pfcwd: sw1 prio 3: PFC storm restored after [0-9]+ ms \(tx dropped 0, rx dropped 0\)")
+	expect_eq "$n" 10 "restoration log lines"
+}
+
+test_timing_20ms() {
+	reset_all
+	watched_port sw1
+	set_knob sw1 detection_time_ms 20
+	set_knob sw1 restoration_time_ms 20
+	python3 "$TIMING" sw1 4 20 --json "$PFCWD_RESULTS/timing-20-$(uname -r).json" ||
+		fail "timing out of bounds"
+}
+
+test_short_bursts() {
+	reset_all
+	watched_port sw1
+	set_knob sw1 detection_time_ms 300
+	for i in $(seq 20); do
+		sim sw1 rx_storm 3
+		sleep 0.1
+		sim sw1 rx_storm ""
+		sleep 0.05
+	done
+	sleep 0.4
+	expect_eq "$(pstat sw1 3 detected)" 0 "storms detected from 100 ms bursts with T0 300 ms"
+	[ "$(pstat sw1 3 rx_pause)" -gt 0 ] || fail "the bursts were not seen at all"
+	expect_eq "$(pfc_on sw1)" "3 4" "pfc_en"
+}
+
+test_two_ports_two_prios() {
+	reset_all
+	watched_port sw1
+	watched_port sw2
+	sim sw1 rx_storm 3
+	sleep 0.1
+	sim sw2 rx_storm 4
+	wait_stat sw1 3 state stormed 3
+	wait_stat sw2 4 state stormed 3
+	expect_eq "$(pfc_on sw1)" "4" "sw1 pfc_en during its prio 3 storm"
+	expect_eq "$(pfc_on sw2)" "3" "sw2 pfc_en during its prio 4 storm"
+	expect_eq "$(pstat sw1 4 state)/$(pstat sw2 3 state)" "operational/operational" \
+		"the other priorities"
+	expect_eq "$(knob sw1 stormed)/$(knob sw2 stormed)" "3/4" "sysfs stormed"
+	sim sw1 rx_storm ""
+	wait_stat sw1 3 state operational 3
+	expect_eq "$(pstat sw2 4 state)" stormed "sw2 while sw1 restores"
+	sim sw2 rx_storm ""
+	wait_stat sw2 4 state operational 3
+	expect_eq "$(pfc_on sw1)/$(pfc_on sw2)" "3 4/3 4" "pfc_en after both storms"
+	expect_eq "$(pstat sw1 3 detected)$(pstat sw1 4 detected)$(pstat sw2 3 detected)$(pstat sw2 4 detected)" \
+		1001 "storm counts"
+}
+
+test_link_flaps() {
+	reset_all
+	watched_port sw1
+	sleep 0.2
+	for i in $(seq 20); do
+		ip link set sw1 down
+		sleep 0.02
+		ip link set sw1 up
+		sleep 0.02
+	done
+	# A storm while the link is down is not watched; the counters jump
+	# while it is: none of it may look like a storm once it is back up.
+	ip link set sw1 down
+	sim sw1 rx_storm 3
+	sleep 0.3
+	sim sw1 rx_storm ""
+	ip link set sw1 up
+	sleep 0.5
+	for p in 3 4; do
+		expect_eq "$(pstat sw1 $p detected)" 0 "storms on prio $p after link flaps"
+	done
+	expect_eq "$(pfc_on sw1)" "3 4" "pfc_en"
+}
+
+test_qdisc_delete_mid_storm() {
+	reset_all
+	watched_port sw1
+	sim sw1 rx_storm 3,4
+	wait_stat sw1 3 state stormed 3
+	wait_stat sw1 4 state stormed 3
+	expect_eq "$(pfc_on sw1)" "" "pfc_en while stormed"
+	tc qdisc del dev sw1 root || fail "qdisc delete"
+	expect_eq "$(pfc_on sw1)" "3 4" "pfc_en right after qdisc delete"
+	[ -e /sys/class/net/sw1/pfcwd ] && fail "sysfs group left behind"
+	grep -q "^sw1 " $DBG && fail "port left behind"
+	modprobe -r pfcwd || fail "unload after qdisc delete"
+	return 0
+}
+
+test_unload_mid_storm() {
+	reset_all
+	watched_port sw1
+	sim sw1 rx_storm 3
+	wait_stat sw1 3 state stormed 3
+	tc qdisc del dev sw1 root && modprobe -r pfcwd || fail "delete + unload"
+	expect_eq "$(pfc_on sw1)" "3 4" "pfc_en after unload mid-storm"
+	# And a device that goes away mid-storm, pfcwd staying loaded.
+	load_mod pfcwd
+	tc qdisc add dev sw1 root pfcwd || fail "re-add"
+	wait_stat sw1 3 state stormed 3
+	modprobe -r pfcsim || fail "pfcsim unload mid-storm"
+	[ -z "$(cat $DBG)" ] || fail "ports left: $(cat $DBG | head -1)"
+	modprobe -r pfcwd || fail "pfcwd unload after its devices went"
+}
+
+test_del_port_mid_storm() {
+	reset_all
+	watched_port sw1
+	watched_port sw2
+	sim sw1 rx_storm 3
+	sim sw2 rx_storm 3
+	wait_stat sw1 3 state stormed 3
+	wait_stat sw2 3 state stormed 3
+	pfcsim_del sw1
+	grep -q "^sw1 " $DBG && fail "sw1 still watched after del_port"
+	expect_eq "$(pstat sw2 3 state)" stormed "sw2 unaffected"
+	sim sw2 rx_storm ""
+	wait_stat sw2 3 state operational 3
+	expect_eq "$(pfc_on sw2)" "3 4" "sw2 pfc_en"
+}
+
+test_blind_counters() {
+	reset_all
+	watched_port sw1
+	sim sw1 count_when_disabled 0
+	sim sw1 rx_storm 3
+	wait_stat sw1 3 state stormed 3
+	# PFC off -> the counter stops -> restored after T1 -> PFC on -> the
+	# storm is back at once: latched instead of looping.
+	wait_stat sw1 3 state latched 3
+	expect_eq "$(pstat sw1 3 latch)" blind-counters "latch reason"
+	expect_eq "$(pstat sw1 3 detected)/$(pstat sw1 3 restored)" 2/1 "detected/restored"
+	expect_eq "$(pfc_on sw1)" "4" "pfc_en while latched"
+	sleep 1
+	expect_eq "$(pstat sw1 3 detected)/$(pstat sw1 3 state)" 2/latched "no loop after 1 s"
+	dmesg | grep -q "pfcwd: sw1 prio 3: latched (blind-counters)" || fail "no latch log"
+	sim sw1 rx_storm ""
+	set_knob sw1 restore 3
+	expect_eq "$(pstat sw1 3 state)" operational "after restore by hand"
+	expect_eq "$(pfc_on sw1)" "3 4" "pfc_en after restore"
+}
+
+test_storm_limit() {
+	reset_all
+	watched_port sw1
+	set_knob sw1 storm_limit 3
+	set_knob sw1 detection_time_ms 50
+	set_knob sw1 restoration_time_ms 50
+	for i in 1 2 3; do
+		sim sw1 rx_storm 3
+		wait_stat sw1 3 detected $i 3
+		sim sw1 rx_storm ""
+		[ $i -lt 3 ] && wait_stat sw1 3 restored $i 3
+	done
+	wait_stat sw1 3 state latched 1
+	expect_eq "$(pstat sw1 3 latch)" storm-limit "latch reason"
+	sleep 0.5
+	expect_eq "$(pstat sw1 3 state)/$(pstat sw1 3 restored)" latched/2 "no restoration by itself"
+	expect_eq "$(pfc_on sw1)" "4" "pfc_en while latched"
+	set_knob sw1 restore 3
+	expect_eq "$(pstat sw1 3 state)/$(pfc_on sw1)" "operational/3 4" "after restore"
+	# The history starts afresh: one more storm is an ordinary one.
+	sim sw1 rx_storm 3
+	wait_stat sw1 3 detected 4 3
+	expect_eq "$(pstat sw1 3 state)" stormed "storm after restore"
+	sim sw1 rx_storm ""
+	wait_stat sw1 3 state operational 3
+}
+
+test_tx_storm() {
+	reset_all
+	watched_port sw1
+	sim sw1 tx_storm 3
+	wait_stat sw1 3 state latched 3
+	expect_eq "$(pstat sw1 3 latch)/$(pstat sw1 3 tx_storms)" tx-storm/1 "latch"
+	expect_eq "$(pfc_on sw1)" "4" "pfc_en: pause generation stopped"
+	a=$(ethtool_stat sw1 tx_prio3_pause)
+	sleep 0.2
+	expect_eq "$(ethtool_stat sw1 tx_prio3_pause)" "$a" "pause frames sent after mitigation"
+	dmesg | grep -q "pfcwd: sw1 prio 3: PFC storm generated by this port" || fail "no log"
+	sim sw1 tx_storm ""
+	set_knob sw1 restore 3
+	expect_eq "$(pfc_on sw1)/$(pstat sw1 3 state)" "3 4/operational" "after restore"
+}
+
+test_slow_receiver() {
+	reset_all
+	watched_port sw1
+	sim sw1 pause_rate 3000
+	sim sw1 rx_slow 3
+	end=$((SECONDS + 3))
+	while [ $SECONDS -lt $end ]; do
+		echo "3 5" > $PFCSIM_DFS/sw1/inject_rx
+		sleep 0.02
+	done
+	sim sw1 rx_slow ""
+	n=$(pstat sw1 3 slow)
+	[ "$n" -ge 1 ] || fail "no slow-receiver event"
+	expect_eq "$(pstat sw1 3 detected)/$(pstat sw1 3 tx_storms)/$(pstat sw1 3 state)" \
+		0/0/operational "no storm from a slow receiver"
+	expect_eq "$(pfc_on sw1)" "3 4" "pfc_en untouched"
+	dmesg | grep -q "pfcwd: sw1 prio 3: slow receiver" || fail "no log"
+}
+
+test_actions() {
+	reset_all
+	watched_port sw1
+	set_knob sw1 action alert
+	sim sw1 rx_storm 3
+	wait_stat sw1 3 state stormed 3
+	expect_eq "$(pfc_on sw1)" "3 4" "alert leaves pfc_en alone"
+	dmesg | grep -q "pfcwd: sw1 prio 3: PFC storm detected, action alert" || fail "alert log"
+	sim sw1 rx_storm ""
+	wait_stat sw1 3 state operational 3
+	set_knob sw1 action forward
+	sim sw1 rx_storm 3
+	wait_stat sw1 3 state stormed 3
+	expect_eq "$(pfc_on sw1)" "4" "forward clears the bit"
+	sim sw1 rx_storm ""
+	wait_stat sw1 3 state operational 3
+	expect_eq "$(pfc_on sw1)" "3 4" "forward restored"
+}
+
+test_operator_pfc_change() {
+	reset_all
+	watched_port sw1
+	sim sw1 rx_storm 3
+	wait_stat sw1 3 state stormed 3
+	# The operator makes priority 5 lossless and 4 lossy mid-storm.
+	dcb pfc set dev sw1 prio-pfc 5:on 4:off || fail "dcb pfc set"
+	sim sw1 rx_storm ""
+	wait_stat sw1 3 state operational 3
+	expect_eq "$(pfc_on sw1)" "3 5" "only pfcwd's bit put back"
+}
+
+test_watched_priorities() {
+	reset_all
+	watched_port sw1
+	expect_eq "$(knob sw1 priorities)" "3,4" "default: the device's pfc_en"
+	set_knob sw1 priorities 4
+	sim sw1 rx_storm 3
+	sleep 0.6
+	expect_eq "$(pstat sw1 3 detected)" 0 "unwatched priority"
+	set_knob sw1 priorities 3-4
+	wait_stat sw1 3 state stormed 3
+	# Unwatching a stormed priority restores it.
+	set_knob sw1 priorities 4
+	expect_eq "$(pstat sw1 3 state)/$(pfc_on sw1)" "operational/3 4" "unwatched mid-storm"
+	sim sw1 rx_storm ""
+}
+
+test_disable_mid_storm() {
+	reset_all
+	watched_port sw1
+	sim sw1 rx_storm 3
+	wait_stat sw1 3 state stormed 3
+	set_knob sw1 enabled 0
+	expect_eq "$(pstat sw1 3 state)/$(pfc_on sw1)" "operational/3 4" "disabled mid-storm"
+	sleep 0.5
+	expect_eq "$(pstat sw1 3 detected)" 1 "no detection while disabled"
+	set_knob sw1 enabled 1
+	wait_stat sw1 3 detected 2 3
+	sim sw1 rx_storm ""
+	wait_stat sw1 3 state operational 3
+}
+
+test_rename_and_netns() {
+	reset_all
+	watched_port sw1
+	sim sw1 rx_storm 3
+	wait_stat sw1 3 state stormed 3
+	ip link set sw1 down && ip link set sw1 name swx && ip link set swx up ||
+		fail "rename"
+	[ -d /sys/class/net/swx/pfcwd ] || fail "sysfs did not follow the rename"
+	sim sw1 rx_storm ""
+	wait_stat swx 3 state operational 3
+	dmesg | grep -q "pfcwd: swx prio 3: PFC storm restored" || fail "log under the new name"
+	ip netns add pfns || fail "netns"
+	ip link set swx netns pfns || fail "netns move"
+	ip netns exec pfns sh -c 'cat /sys/class/net/swx/pfcwd/enabled' | grep -qx 1 ||
+		fail "sysfs not in the new netns"
+	ip netns del pfns
+	sleep 0.5
+	[ -e /sys/class/net/swx ] || fail "pfcsim port did not come back"
+	return 0
+}
+
+test_sysfs_bad_writes() {
+	reset_all
+	watched_port sw1
+	local k v before
+	while read -r k v; do
+		before=$(knob sw1 "$k" 2>/dev/null)
+		if echo "$v" > "/sys/class/net/sw1/pfcwd/$k" 2>/dev/null; then
+			fail "$k accepted '$v'"
+		fi
+		[ "$k" = restore ] && continue
+		expect_eq "$(knob sw1 "$k")" "$before" "$k after bad write '$v'"
+	done <<-'EOF'
+	detection_time_ms 0
+	detection_time_ms 60001
+	detection_time_ms -5
+	detection_time_ms abc
+	detection_time_ms 1.5
+	detection_time_ms 10 20
+	detection_time_ms 
+	restoration_time_ms 0
+	restoration_time_ms 99999999999
+	restoration_time_ms x
+	action dropx
+	action DROP
+	action 
+	priorities 8
+	priorities 3,
+	priorities 3 4
+	priorities 4-2
+	priorities 3,3
+	storm_limit 17
+	storm_limit -1
+	storm_limit one
+	enabled 2
+	enabled yes
+	enabled -1
+	restore 9
+	restore 
+	EOF
+	for k in stormed granularity_us; do
+		echo 1 > "/sys/class/net/sw1/pfcwd/$k" 2>/dev/null && fail "$k is writable"
+	done
+	# Every knob takes its full range.
+	for kv in "detection_time_ms 1" "detection_time_ms 60000" "restoration_time_ms 1" \
+		  "restoration_time_ms 60000" "action forward" "action alert" "action drop" \
+		  "priorities 0-7" "priorities " "priorities 3,4" "storm_limit 16" \
+		  "storm_limit 0" "enabled 0" "enabled 1"; do
+		set -- $kv
+		set_knob sw1 "$1" "${2:-}"
+		expect_eq "$(knob sw1 "$1")" "${2:-}" "$1 read back"
+	done
+	return 0
+}
+
+test_module_params() {
+	reset_all
+	local p=/sys/module/pfcwd/parameters
+	for kv in "detection_time_ms 0" "detection_time_ms 60001" "restoration_time_ms x" \
+		  "action flood" "poll_quiet_us 10" "poll_fine_us 0" "slow_threshold -1"; do
+		set -- $kv
+		before=$(cat $p/$1)
+		echo "$2" > $p/$1 2>/dev/null && fail "parameter $1 accepted '$2'"
+		expect_eq "$(cat $p/$1)" "$before" "parameter $1"
+	done
+	echo 150 > $p/detection_time_ms && echo 700 > $p/restoration_time_ms &&
+		echo forward > $p/action || fail "valid parameters"
+	watched_port sw1
+	expect_eq "$(knob sw1 detection_time_ms)/$(knob sw1 restoration_time_ms)/$(knob sw1 action)" \
+		150/700/forward "new port takes the module defaults"
+	expect_eq "$(knob sw1 granularity_us)" \
+		$(($(cat $p/poll_quiet_us) + $(cat $p/poll_fine_us))) "granularity"
+}
+
+test_counters_agree() {
+	reset_all
+	watched_port sw1
+	sleep 0.1
+	sim sw1 rx_storm 3
+	wait_stat sw1 3 state stormed 3
+	sim sw1 rx_storm ""
+	wait_stat sw1 3 state operational 3
+	sleep 0.05
+	ind=$(dcb -s pfc show dev sw1 indications | grep -o '3:[0-9]*' | head -1 | cut -d: -f2)
+	expect_eq "$(ethtool_stat sw1 rx_prio3_pause)" "$ind" "ethtool vs dcb"
+	expect_eq "$(pstat sw1 3 rx_pause)" "$ind" "pfcwd's count vs dcb indications"
+}
+
+TESTS=(
+	"test_timing_200ms	storm: detection/restoration at T0=T1=200 ms, 10 storms, in [T, T+granularity]	180"
+	"test_timing_20ms	storm: detection/restoration at T0=T1=20 ms, 20 storms, in [T, T+granularity]	180"
+	"test_short_bursts	storm: 20 pause bursts shorter than T0 are not storms"
+	"test_two_ports_two_prios	storm: two ports, two priorities, independent"
+	"test_link_flaps	storm: admin down/up and counters jumping while down: no false storm"
+	"test_qdisc_delete_mid_storm	storm: qdisc deleted mid-storm restores pfc_en, leaves nothing"
+	"test_unload_mid_storm	storm: module unload and device removal mid-storm"
+	"test_del_port_mid_storm	storm: del_port mid-storm, the other port unaffected"
+	"test_blind_counters	storm: counters blind while PFC is off: latched, no flapping"
+	"test_storm_limit	storm: storm limit latches; restore by hand"
+	"test_tx_storm	storm: generated (NIC-side) storm stops pause generation, latched"
+	"test_slow_receiver	storm: slow receiver raises an event, no mitigation"
+	"test_actions	storm: alert leaves pfc_en alone, forward clears and restores it"
+	"test_operator_pfc_change	storm: an operator's pfc_en change mid-storm is kept"
+	"test_watched_priorities	storm: only watched priorities; unwatching restores"
+	"test_disable_mid_storm	storm: enabled 0 mid-storm restores; 1 watches again"
+	"test_rename_and_netns	storm: sysfs and logs follow renames and netns moves"
+	"test_sysfs_bad_writes	storm: every bad sysfs write rejected, nothing changed"
+	"test_module_params	storm: module parameters checked and used for new ports"
+	"test_counters_agree	storm: pfcwd, dcb and ethtool agree on pause counts"
+)
+
+tap_main "$@"
