@@ -46,6 +46,7 @@ $(BUILD)/kernels/$(KVER).release:
 
 modules: $(BUILD)/kernels/$(KVER).release
 	@mkdir -p $(OUT)/src
+	@find $(OUT)/src -xtype l -delete
 	@cd $(OUT)/src && for f in $(KSRC_FILES); do \
 		mkdir -p "$$(dirname "$$f")"; \
 		ln -sfn "$(TOP)/$$f" "$$f"; \

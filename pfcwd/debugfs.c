@@ -11,6 +11,9 @@
  *       detected_at_ns N restored_at_ns N
  * (the last two: CLOCK_MONOTONIC times of the last detection/restoration)
  *
+ * /sys/kernel/debug/pfcwd/poll: the poller's cost so far,
+ *   passes N polls N work_ns N late_ns N quiet_ns N
+ *
  * Context: process; takes pfcwd_ports_lock, then each port->lock.
  */
 #include <linux/debugfs.h>
@@ -67,11 +70,26 @@ static int pfcwd_debugfs_ports_show(struct seq_file *m, void *v)
 
 DEFINE_SHOW_ATTRIBUTE(pfcwd_debugfs_ports);
 
+static int pfcwd_debugfs_poll_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "passes %llu polls %llu work_ns %llu late_ns %llu quiet_ns %llu\n",
+		   READ_ONCE(pfcwd_poll_stats.passes),
+		   READ_ONCE(pfcwd_poll_stats.polls),
+		   READ_ONCE(pfcwd_poll_stats.work_ns),
+		   READ_ONCE(pfcwd_poll_stats.late_ns),
+		   pfcwd_poll_quiet_ns());
+	return 0;
+}
+
+DEFINE_SHOW_ATTRIBUTE(pfcwd_debugfs_poll);
+
 void pfcwd_debugfs_init(void)
 {
 	pfcwd_debugfs_dir = debugfs_create_dir("pfcwd", NULL);
 	debugfs_create_file("ports", 0444, pfcwd_debugfs_dir, NULL,
 			    &pfcwd_debugfs_ports_fops);
+	debugfs_create_file("poll", 0444, pfcwd_debugfs_dir, NULL,
+			    &pfcwd_debugfs_poll_fops);
 }
 
 void pfcwd_debugfs_exit(void)

@@ -17,6 +17,7 @@ struct pfcwd_params pfcwd_params = {
 	.action = PFCWD_ACTION_DROP,
 	.poll_quiet_us = 4000,
 	.poll_fine_us = 1000,
+	.poll_budget = 65536,
 	.storm_window_ms = 60000,
 	.slow_threshold = 1000,
 	.slow_window_ms = 1000,
@@ -66,6 +67,10 @@ static struct pfcwd_range pfcwd_range_fine = {
 	&pfcwd_params.poll_fine_us, 50, 10000
 };
 
+static struct pfcwd_range pfcwd_range_budget = {
+	&pfcwd_params.poll_budget, 1000, 10000000
+};
+
 static struct pfcwd_range pfcwd_range_window = {
 	&pfcwd_params.storm_window_ms, 1, 86400000
 };
@@ -86,6 +91,9 @@ module_param_cb(poll_quiet_us, &pfcwd_u32_ops, &pfcwd_range_quiet, 0644);
 MODULE_PARM_DESC(poll_quiet_us, "Poll interval of quiet ports, us (100-100000)");
 module_param_cb(poll_fine_us, &pfcwd_u32_ops, &pfcwd_range_fine, 0644);
 MODULE_PARM_DESC(poll_fine_us, "Poll interval of busy ports, us (50-10000)");
+module_param_cb(poll_budget, &pfcwd_u32_ops, &pfcwd_range_budget, 0644);
+MODULE_PARM_DESC(poll_budget,
+		 "Quiet polls per second for all ports together; more ports poll less often");
 module_param_cb(storm_window_ms, &pfcwd_u32_ops, &pfcwd_range_window, 0644);
 MODULE_PARM_DESC(storm_window_ms, "Storm limit window, ms (1-86400000)");
 module_param_cb(slow_threshold, &pfcwd_u32_ops, &pfcwd_range_slow, 0644);

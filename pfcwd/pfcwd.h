@@ -61,6 +61,7 @@ struct pfcwd_params {
 	enum pfcwd_action action;
 	u32 poll_quiet_us;
 	u32 poll_fine_us;
+	u32 poll_budget;
 	u32 storm_window_ms;
 	u32 slow_threshold;
 	u32 slow_window_ms;
@@ -117,14 +118,19 @@ struct pfcwd_port {
 	struct pfcwd_prio prio[PFCWD_NUM_PRIO];
 	struct ratelimit_state log_rs;
 
+	bool quiet;			/* last full poll found nothing to follow */
+
 	/* Poller only. */
 	u64 next_poll;			/* ns; U64_MAX = never */
 	struct pfcwd_port *poll_next;	/* the poller's list of due ports */
+	u64 raw_ind[PFCWD_NUM_PRIO];	/* last counters read, to spot change */
+	u64 raw_req[PFCWD_NUM_PRIO];
 };
 
 /* port.c */
 extern struct mutex pfcwd_ports_lock;
 extern struct list_head pfcwd_ports;
+extern unsigned int pfcwd_nr_ports;
 struct pfcwd_port *pfcwd_port_attach(struct net_device *dev,
 				     struct netlink_ext_ack *extack);
 void pfcwd_port_detach(struct pfcwd_port *port);
@@ -136,10 +142,19 @@ int pfcwd_port_init(void);
 void pfcwd_port_exit(void);
 
 /* poll.c */
+struct pfcwd_poll_stats {
+	u64 passes;		/* runs of the poll work */
+	u64 polls;		/* port samples taken */
+	u64 work_ns;		/* time spent in the poll work */
+	u64 late_ns;		/* worst lateness of a poll, recent windows */
+};
+
+extern struct pfcwd_poll_stats pfcwd_poll_stats;
 int pfcwd_poll_init(void);
 void pfcwd_poll_exit(void);
 void pfcwd_poll_kick(void);
 u64 pfcwd_poll_granularity_ns(void);
+u64 pfcwd_poll_quiet_ns(void);
 
 /* quirks.c */
 bool pfcwd_quirk_swapped(struct net_device *dev);
@@ -155,7 +170,9 @@ struct pfcwd_counters {
 };
 
 void pfcwd_source_probe(struct pfcwd_port *port);
-void pfcwd_source_read(struct pfcwd_port *port, struct pfcwd_counters *c);
+bool pfcwd_source_read_pfc(struct pfcwd_port *port, struct pfcwd_counters *c);
+void pfcwd_source_read_stats(struct pfcwd_port *port,
+			     struct pfcwd_counters *c);
 void pfcwd_source_sample(struct pfcwd_port *port, int prio,
 			 const struct pfcwd_counters *c,
 			 struct pfcwd_sample *s);

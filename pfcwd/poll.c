@@ -12,14 +12,17 @@
  * Cadence, per port:
  *  - quiet (no priority paused, stormed or generating pause): every
  *    poll_quiet_us, on a grid shared by all quiet ports so that one wake-up
- *    serves them all;
+ *    serves them all - or less often when there are so many ports that all
+ *    of them together would poll more than poll_budget times a second.  A
+ *    quiet poll whose counters did not move costs one driver read;
  *  - busy: every poll_fine_us, and exactly at the next deadline a state
  *    machine reports (T0 after a pause began, T1 after the last XOFF), so
  *    transitions do not wait for the next tick.
  * A storm is first seen at most one quiet interval after it starts and is
  * then timed from that sample: detection lands in [T0, T0 + quiet + fine]
- * and restoration in [T1, T1 + fine] (plus scheduling latency); the sum
- * quiet + fine is reported as the granularity.
+ * and restoration in [T1, T1 + fine], plus twice the poller's own
+ * lateness (timer and work scheduling), which it measures.  The sum is
+ * reported as the granularity: quiet + fine + 2 * worst recent lateness.
  *
  * Context: the timer callback runs in hard irq; everything else in process
  * context.  Only the work touches port->next_poll and port->poll_next
@@ -39,6 +42,9 @@
 /* Ports due this close to now are polled in the same pass. */
 #define PFCWD_POLL_SLACK_NS	(50 * NSEC_PER_USEC)
 
+/* Cost accounting, for /sys/kernel/debug/pfcwd/poll; written by the work. */
+struct pfcwd_poll_stats pfcwd_poll_stats;
+
 static struct hrtimer pfcwd_timer;
 static struct workqueue_struct *pfcwd_wq;
 static struct work_struct pfcwd_poll_work;
@@ -57,17 +63,54 @@ void pfcwd_poll_kick(void)
 		queue_work(pfcwd_wq, &pfcwd_poll_work);
 }
 
+/* Lateness is the worst over the current and the previous window. */
+#define PFCWD_LATE_WINDOW_NS	(30 * NSEC_PER_SEC)
+
+static u64 pfcwd_late_cur, pfcwd_late_prev, pfcwd_late_start;
+
+static void pfcwd_poll_late(u64 now, u64 late)
+{
+	if (now - pfcwd_late_start >= PFCWD_LATE_WINDOW_NS) {
+		pfcwd_late_prev = pfcwd_late_cur;
+		pfcwd_late_cur = 0;
+		pfcwd_late_start = now;
+	}
+	if (late > pfcwd_late_cur)
+		pfcwd_late_cur = late;
+	WRITE_ONCE(pfcwd_poll_stats.late_ns,
+		   max(pfcwd_late_cur, pfcwd_late_prev));
+}
+
+/* The quiet interval in force: poll_quiet_us, stretched by the budget. */
+u64 pfcwd_poll_quiet_ns(void)
+{
+	u64 quiet = (u64)READ_ONCE(pfcwd_params.poll_quiet_us) * NSEC_PER_USEC;
+	u64 spread = div_u64((u64)READ_ONCE(pfcwd_nr_ports) * NSEC_PER_SEC,
+			     READ_ONCE(pfcwd_params.poll_budget));
+
+	return max(quiet, spread);
+}
+
 u64 pfcwd_poll_granularity_ns(void)
 {
-	return ((u64)READ_ONCE(pfcwd_params.poll_quiet_us) +
-		READ_ONCE(pfcwd_params.poll_fine_us)) * NSEC_PER_USEC;
+	return pfcwd_poll_quiet_ns() +
+	       (u64)READ_ONCE(pfcwd_params.poll_fine_us) * NSEC_PER_USEC +
+	       2 * READ_ONCE(pfcwd_poll_stats.late_ns);
+}
+
+/* The next point after @now of the grid shared by quiet ports. */
+static u64 pfcwd_poll_quiet_next(u64 now, u64 quiet)
+{
+	u64 q = now + quiet;
+
+	return now + quiet - do_div(q, quiet);
 }
 
 /* Samples one port and acts on the result.  Process context. */
 static void pfcwd_poll_port(struct pfcwd_port *port)
 {
 	unsigned int events[PFCWD_NUM_PRIO] = {};
-	u64 quiet = (u64)READ_ONCE(pfcwd_params.poll_quiet_us) * NSEC_PER_USEC;
+	u64 quiet = pfcwd_poll_quiet_ns();
 	u64 fine = (u64)READ_ONCE(pfcwd_params.poll_fine_us) * NSEC_PER_USEC;
 	struct pfcwd_storm_config scfg;
 	struct pfcwd_counters c;
@@ -82,11 +125,22 @@ static void pfcwd_poll_port(struct pfcwd_port *port)
 		WRITE_ONCE(port->next_poll, U64_MAX);
 		return;
 	}
-	pfcwd_source_read(port, &c);
+	/*
+	 * The quiet fast path: a port with nothing to follow whose counters
+	 * did not move needs neither its stats nor its state machines.
+	 */
+	if (!pfcwd_source_read_pfc(port, &c) && READ_ONCE(port->quiet) &&
+	    !READ_ONCE(port->push_active)) {
+		rtnl_unlock();
+		WRITE_ONCE(port->next_poll, pfcwd_poll_quiet_next(c.now, quiet));
+		return;
+	}
+	pfcwd_source_read_stats(port, &c);
 	rtnl_unlock();
 
 	mutex_lock(&port->lock);
 	if (!port->cfg.enabled) {
+		WRITE_ONCE(port->quiet, false);
 		mutex_unlock(&port->lock);
 		WRITE_ONCE(port->next_poll, U64_MAX);
 		return;
@@ -94,6 +148,7 @@ static void pfcwd_poll_port(struct pfcwd_port *port)
 	if (!port->link_up) {
 		/* Nothing flows: keep the state, re-prime once the link is back. */
 		port->reprime = true;
+		WRITE_ONCE(port->quiet, false);
 		mutex_unlock(&port->lock);
 		WRITE_ONCE(port->next_poll, U64_MAX);
 		return;
@@ -115,6 +170,7 @@ static void pfcwd_poll_port(struct pfcwd_port *port)
 		deadline = min(deadline, pfcwd_storm_deadline(sm, &scfg));
 	}
 	port->reprime = false;
+	WRITE_ONCE(port->quiet, !busy && !any);
 	mutex_unlock(&port->lock);
 
 	if (any) {
@@ -128,14 +184,7 @@ static void pfcwd_poll_port(struct pfcwd_port *port)
 		rtnl_unlock();
 	}
 
-	if (busy) {
-		next = c.now + fine;
-	} else {
-		/* The next point of the grid shared by quiet ports. */
-		u64 q = c.now + quiet;
-
-		next = c.now + quiet - do_div(q, quiet);
-	}
+	next = busy ? c.now + fine : pfcwd_poll_quiet_next(c.now, quiet);
 	if (deadline < next)
 		next = max(deadline, c.now + PFCWD_POLL_SLACK_NS);
 	WRITE_ONCE(port->next_poll, next);
@@ -145,23 +194,31 @@ static void pfcwd_poll_work_fn(struct work_struct *work)
 {
 	struct pfcwd_port *port, *due = NULL;
 	u64 now = ktime_get_ns(), next = U64_MAX;
+	u64 polled = 0, late = 0;
 
 	rcu_read_lock();
 	list_for_each_entry_rcu(port, &pfcwd_ports, node) {
-		if (READ_ONCE(port->next_poll) > now + PFCWD_POLL_SLACK_NS)
+		u64 at = READ_ONCE(port->next_poll);
+
+		if (at > now + PFCWD_POLL_SLACK_NS)
 			continue;
 		if (!refcount_inc_not_zero(&port->refcnt))
 			continue;
+		/* 0 asks for a poll at once: no schedule to be late for. */
+		if (at && now > at)
+			late = max(late, now - at);
 		port->poll_next = due;
 		due = port;
 	}
 	rcu_read_unlock();
+	pfcwd_poll_late(now, late);
 
 	while (due) {
 		port = due;
 		due = port->poll_next;
 		pfcwd_poll_port(port);
 		pfcwd_port_put(port);
+		polled++;
 		cond_resched();
 	}
 
@@ -169,6 +226,11 @@ static void pfcwd_poll_work_fn(struct work_struct *work)
 	list_for_each_entry_rcu(port, &pfcwd_ports, node)
 		next = min(next, READ_ONCE(port->next_poll));
 	rcu_read_unlock();
+
+	WRITE_ONCE(pfcwd_poll_stats.passes, pfcwd_poll_stats.passes + 1);
+	WRITE_ONCE(pfcwd_poll_stats.polls, pfcwd_poll_stats.polls + polled);
+	WRITE_ONCE(pfcwd_poll_stats.work_ns,
+		   pfcwd_poll_stats.work_ns + ktime_get_ns() - now);
 
 	if (next == U64_MAX || READ_ONCE(pfcwd_poll_stopping))
 		return;

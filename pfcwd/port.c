@@ -34,6 +34,7 @@
 /* Serialises changes to pfcwd_ports and the hash; readers use RCU. */
 DEFINE_MUTEX(pfcwd_ports_lock);
 LIST_HEAD(pfcwd_ports);
+unsigned int pfcwd_nr_ports;		/* under pfcwd_ports_lock; READ_ONCE */
 static struct hlist_head pfcwd_port_hash[1 << PFCWD_HASH_BITS];
 
 static struct hlist_head *pfcwd_port_bucket(const struct net_device *dev)
@@ -83,6 +84,7 @@ static void pfcwd_port_update_link(struct pfcwd_port *port)
 	port->hold_ns = quanta_ns;
 	port->link_up = netif_running(port->dev) && netif_carrier_ok(port->dev);
 	port->reprime = true;
+	WRITE_ONCE(port->quiet, false);
 }
 
 void pfcwd_port_storm_config(const struct pfcwd_port *port,
@@ -153,6 +155,7 @@ static void pfcwd_port_teardown(struct pfcwd_port *port)
 	mutex_lock(&pfcwd_ports_lock);
 	hlist_del_rcu(&port->hnode);
 	list_del_rcu(&port->node);
+	WRITE_ONCE(pfcwd_nr_ports, pfcwd_nr_ports - 1);
 	mutex_unlock(&pfcwd_ports_lock);
 
 	netdev_put(port->dev, &port->dev_tracker);
@@ -193,6 +196,7 @@ struct pfcwd_port *pfcwd_port_attach(struct net_device *dev,
 	mutex_lock(&pfcwd_ports_lock);
 	hlist_add_head_rcu(&port->hnode, pfcwd_port_bucket(dev));
 	list_add_tail_rcu(&port->node, &pfcwd_ports);
+	WRITE_ONCE(pfcwd_nr_ports, pfcwd_nr_ports + 1);
 	mutex_unlock(&pfcwd_ports_lock);
 
 	err = pfcwd_sysfs_add(port);

@@ -11,8 +11,9 @@
  *      a port has pushed, its push counters replace indications.
  * The port's receive progress comes from dev_get_stats().
  *
- * Context: pfcwd_source_probe() and pfcwd_source_read() run in process
- * context with RTNL held; pfcwd_source_sample() needs only port->lock.
+ * Context: pfcwd_source_probe() and the reads run in process context with
+ * RTNL held (the raw_* copies belong to the poller); pfcwd_source_sample()
+ * needs only port->lock.
  */
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
@@ -44,26 +45,46 @@ void pfcwd_source_probe(struct pfcwd_port *port)
 	port->swapped = pfcwd_quirk_swapped(dev);
 }
 
-/* One read of the device's counters; RTNL held. */
-void pfcwd_source_read(struct pfcwd_port *port, struct pfcwd_counters *c)
+/*
+ * Reads the device's PFC counters; RTNL held.  Returns whether any of them
+ * moved since the last read (always true for a device without them).
+ */
+bool pfcwd_source_read_pfc(struct pfcwd_port *port, struct pfcwd_counters *c)
 {
 	struct net_device *dev = port->dev;
-	struct rtnl_link_stats64 stats;
 	struct ieee_pfc pfc = {};
+	bool moved;
 
 	ASSERT_RTNL();
 	memset(c, 0, sizeof(*c));
-	if (port->has_dcb && !dev->dcbnl_ops->ieee_getpfc(dev, &pfc)) {
-		memcpy(c->indications, port->swapped ? pfc.requests :
-		       pfc.indications, sizeof(c->indications));
-		memcpy(c->requests, port->swapped ? pfc.indications :
-		       pfc.requests, sizeof(c->requests));
-		c->pfc_en = pfc.pfc_en;
-		c->pfc_valid = true;
+	if (!port->has_dcb || dev->dcbnl_ops->ieee_getpfc(dev, &pfc)) {
+		c->now = ktime_get_ns();
+		return true;
 	}
-	dev_get_stats(dev, &stats);
-	c->rx_packets = stats.rx_packets;
+	memcpy(c->indications, port->swapped ? pfc.requests :
+	       pfc.indications, sizeof(c->indications));
+	memcpy(c->requests, port->swapped ? pfc.indications :
+	       pfc.requests, sizeof(c->requests));
+	c->pfc_en = pfc.pfc_en;
+	c->pfc_valid = true;
 	c->now = ktime_get_ns();
+
+	moved = memcmp(c->indications, port->raw_ind, sizeof(port->raw_ind)) ||
+		memcmp(c->requests, port->raw_req, sizeof(port->raw_req));
+	memcpy(port->raw_ind, c->indications, sizeof(port->raw_ind));
+	memcpy(port->raw_req, c->requests, sizeof(port->raw_req));
+	return moved;
+}
+
+/* The port's receive counter, for NIC-side storms; RTNL held. */
+void pfcwd_source_read_stats(struct pfcwd_port *port,
+			     struct pfcwd_counters *c)
+{
+	struct rtnl_link_stats64 stats;
+
+	ASSERT_RTNL();
+	dev_get_stats(port->dev, &stats);
+	c->rx_packets = stats.rx_packets;
 }
 
 /* The sample of priority @prio from counters @c; port->lock held. */

@@ -66,6 +66,7 @@ static ssize_t pfcwd_sysfs_store(struct device *d, const char *buf,
 	}
 	mutex_lock(&port->lock);
 	err = port->dead ? -ENODEV : fn(port, buf);
+	WRITE_ONCE(port->quiet, false);		/* the next poll is a full one */
 	mutex_unlock(&port->lock);
 	rtnl_unlock();
 	if (!err) {

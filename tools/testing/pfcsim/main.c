@@ -1,0 +1,1072 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pfcsim - a simulated lossless (DCB) NIC for testing pfcwd.
+ *
+ * Each port is an Ethernet net_device with eight TX queues and eight
+ * traffic classes: priority P maps to traffic class P, which maps to TX
+ * queue P.  Transmitted packets are counted per priority and freed.  The
+ * link reports 100000 Mb/s full duplex.  The port has real IEEE DCB ops
+ * (PFC, ETS, DCBX mode), so that "dcb pfc show dev NAME" reads its pause
+ * counters: ieee_pfc.requests[P] counts pause frames sent for priority P,
+ * ieee_pfc.indications[P] pause frames received.  ethtool -S shows the same
+ * as tx_prioP_pause and rx_prioP_pause, next to tx_prioP_packets and
+ * rx_prioP_packets.
+ *
+ * Control lives in debugfs, /sys/kernel/debug/pfcsim/:
+ *   new_port		write NAME: create a port called NAME
+ *   del_port		write NAME: delete the port called NAME
+ * and per port NAME/ (the directory keeps the name the port was created
+ * with, even if the device is renamed):
+ *   rx_storm		priority list: the link partner pauses these
+ *			priorities continuously.  indications[P] rises at
+ *			pause_rate while P is in pfc_en (or always, with
+ *			count_when_disabled); while P is in pfc_en TX queue P
+ *			is stopped, as hardware honouring the pause would.
+ *   tx_storm		priority list: this NIC emits pause for these
+ *			priorities (requests[P] rises at pause_rate while P
+ *			is in pfc_en) and its receive path is stalled:
+ *			injected packets are dropped, counted in rx_dropped.
+ *   rx_slow		priority list: this NIC emits pause for these
+ *			priorities (as tx_storm) but keeps receiving.
+ *   pause_rate		pause frames per second, 1..10000000 (10000)
+ *   count_when_disabled 0/1 (1): whether received pause frames are counted
+ *			for a priority that is not in pfc_en.
+ *   inject_rx		write "PRIO COUNT": receive COUNT (1..1000000)
+ *			802.1Q-tagged frames with PCP PRIO, VID 0, EtherType
+ *			0x88b5, addressed to the port, with a pfcwd-pkt
+ *			payload (magic, priority, sequence number).
+ * Priority lists are "3,4", "0-2,5" or empty ("echo > rx_storm" ends a
+ * storm).  A bad write fails with -EINVAL and changes nothing.
+ *
+ * Pause counters are not driven by timers: each is a base count plus the
+ * time since which it has been rising; a read adds the frames of the
+ * elapsed time at pause_rate.  Whenever an input changes (storm lists,
+ * pfc_en, pause_rate, count_when_disabled) the elapsed part is first
+ * folded into the base, at the old settings.
+ *
+ * Locking and context:
+ *  - pfcsim_lock (a mutex) serialises port creation and deletion and
+ *    protects pfcsim_ports.  It is taken by the new_port and del_port
+ *    writes and by module exit, in process context, before RTNL.  The
+ *    per-port debugfs handlers never take it, so deleting a port may wait
+ *    for them (debugfs_remove) while holding it.
+ *  - port->lock (a spinlock, taken with BH disabled) protects the DCB
+ *    configuration (pfc_en, mbc, delay, ETS), the storm lists, pause_rate,
+ *    count_when_disabled, the pause counters, port->up and port->paused.
+ *    Its users run in process context: debugfs reads and writes, the dcbnl
+ *    ops and ethtool (under RTNL), ndo_open/ndo_stop (under RTNL).  The
+ *    dcbnl ops need nothing but port->lock, so a caller may also use
+ *    ieee_getpfc without RTNL, even from softirq context.  TX queues are
+ *    stopped and woken under port->lock, the queue's xmit lock nested
+ *    inside; the transmit path never takes port->lock.  Nothing sleeps
+ *    under it.
+ *  - port->inject_lock (a mutex) serialises inject_rx writes, which makes
+ *    them the only writer of the receive counters (u64_stats, updated with
+ *    BH disabled).  Frames are passed up with netif_receive_skb() with BH
+ *    disabled, in batches, rescheduling in between.
+ *  - ndo_start_xmit runs with the TX queue's xmit lock held (softirq or
+ *    process context, BH disabled); it is the only writer of its queue's
+ *    counters (u64_stats) and takes no other lock.
+ *  - Readers of the packet counters (ndo_get_stats64, any context;
+ *    ethtool) use the u64_stats retry loops.
+ *  - port->dying is set (under pfcsim_lock) before a port's debugfs
+ *    directory is removed, so that a long inject_rx stops early.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ctype.h>
+#include <linux/debugfs.h>
+#include <linux/etherdevice.h>
+#include <linux/ethtool.h>
+#include <linux/if_vlan.h>
+#include <linux/kernel.h>
+#include <linux/ktime.h>
+#include <linux/list.h>
+#include <linux/math64.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include <linux/sched/signal.h>
+#include <linux/spinlock.h>
+#include <linux/u64_stats_sync.h>
+#include <net/dcbnl.h>
+
+#include "../../../pfcwd/prio_list.h"
+
+#if !IS_ENABLED(CONFIG_DCB)
+#error "pfcsim needs CONFIG_DCB"
+#endif
+
+#define PFCSIM_NUM_PRIO		8
+#define PFCSIM_PFC_EN_DEFAULT	0x18	/* priorities 3 and 4 lossless */
+#define PFCSIM_RATE_DEFAULT	10000
+#define PFCSIM_RATE_MAX		10000000
+#define PFCSIM_INJECT_MAX	1000000
+#define PFCSIM_INJECT_BATCH	256
+#define PFCSIM_RX_FRAME_LEN	64
+#define PFCSIM_PKT_MAGIC	0x70666377	/* "pfcw", as pfcwd-pkt */
+#define PFCSIM_ARG_MAX		32	/* longest accepted debugfs write */
+
+/* Source address of injected frames: the simulated link partner. */
+static const u8 pfcsim_peer_addr[ETH_ALEN] __aligned(2) = {
+	0x02, 0x70, 0x66, 0x63, 0x73, 0x6d
+};
+
+struct pfcsim_queue_stats {
+	struct u64_stats_sync syncp;
+	u64_stats_t packets;
+	u64_stats_t bytes;
+};
+
+struct pfcsim_rx_stats {
+	struct u64_stats_sync syncp;
+	u64_stats_t packets[PFCSIM_NUM_PRIO];
+	u64_stats_t bytes;
+	u64_stats_t dropped;
+};
+
+/* A pause frame counter: @base frames up to @since, then rising or not. */
+struct pfcsim_pause {
+	u64 base;
+	ktime_t since;
+};
+
+struct pfcsim_port {
+	struct list_head list;		/* pfcsim_lock */
+	struct net_device *dev;
+	struct dentry *dir;
+	bool dying;
+
+	spinlock_t lock;		/* the fields down to req[] */
+	bool up;			/* between ndo_open and ndo_stop */
+	u8 paused;			/* TX queues stopped by pause */
+	u8 pfc_en;
+	u8 mbc;
+	u16 delay;
+	struct ieee_ets ets;
+	u8 rx_storm;
+	u8 tx_storm;			/* also read locklessly, by inject */
+	u8 rx_slow;
+	u32 pause_rate;
+	bool count_when_disabled;
+	u8 ind_rising;			/* indications[P] rising */
+	u8 req_rising;			/* requests[P] rising */
+	struct pfcsim_pause ind[PFCSIM_NUM_PRIO];
+	struct pfcsim_pause req[PFCSIM_NUM_PRIO];
+
+	struct mutex inject_lock;	/* one inject_rx at a time */
+	struct pfcsim_rx_stats rx;
+	struct pfcsim_queue_stats tx[PFCSIM_NUM_PRIO];
+};
+
+static DEFINE_MUTEX(pfcsim_lock);
+static LIST_HEAD(pfcsim_ports);
+static struct dentry *pfcsim_debugfs;
+
+/* --- pause model (port->lock held) -------------------------------------- */
+
+static u64 pfcsim_pause_read(const struct pfcsim_pause *ctr, bool rising,
+			     u32 rate, ktime_t now)
+{
+	s64 ns;
+
+	if (!rising)
+		return ctr->base;
+	ns = ktime_to_ns(ktime_sub(now, ctr->since));
+	if (ns <= 0)
+		return ctr->base;
+	return ctr->base + mul_u64_u32_div(ns, rate, NSEC_PER_SEC);
+}
+
+static void pfcsim_read_pause(struct pfcsim_port *port, ktime_t now,
+			      u64 *requests, u64 *indications)
+{
+	int p;
+
+	lockdep_assert_held(&port->lock);
+	for (p = 0; p < PFCSIM_NUM_PRIO; p++) {
+		requests[p] = pfcsim_pause_read(&port->req[p],
+						port->req_rising & BIT(p),
+						port->pause_rate, now);
+		indications[p] = pfcsim_pause_read(&port->ind[p],
+						   port->ind_rising & BIT(p),
+						   port->pause_rate, now);
+	}
+}
+
+/* Brings every counter's base up to @now, before an input changes. */
+static void pfcsim_fold(struct pfcsim_port *port, ktime_t now)
+{
+	u64 req[PFCSIM_NUM_PRIO], ind[PFCSIM_NUM_PRIO];
+	int p;
+
+	pfcsim_read_pause(port, now, req, ind);
+	for (p = 0; p < PFCSIM_NUM_PRIO; p++) {
+		port->req[p].base = req[p];
+		port->req[p].since = now;
+		port->ind[p].base = ind[p];
+		port->ind[p].since = now;
+	}
+}
+
+/* Stops or wakes TX queues so that exactly the paused ones are stopped. */
+static void pfcsim_apply_queues(struct pfcsim_port *port)
+{
+	u8 want = port->rx_storm & port->pfc_en;
+	struct netdev_queue *txq;
+	int p;
+
+	if (!port->up)
+		return;
+	for (p = 0; p < PFCSIM_NUM_PRIO; p++) {
+		if (!((want ^ port->paused) & BIT(p)))
+			continue;
+		txq = netdev_get_tx_queue(port->dev, p);
+		if (want & BIT(p)) {
+			/* As hardware would: no frame leaves once paused. */
+			__netif_tx_lock_bh(txq);
+			netif_tx_stop_queue(txq);
+			__netif_tx_unlock_bh(txq);
+		} else {
+			netif_tx_wake_queue(txq);
+		}
+	}
+	port->paused = want;
+}
+
+/*
+ * Recomputes which counters rise and which queues are paused after an
+ * input changed; pfcsim_fold(port, now) must have run before the change.
+ */
+static void pfcsim_reconfigure(struct pfcsim_port *port)
+{
+	u8 ind = port->rx_storm;
+
+	lockdep_assert_held(&port->lock);
+	if (!port->count_when_disabled)
+		ind &= port->pfc_en;
+	port->ind_rising = ind;
+	port->req_rising = (port->tx_storm | port->rx_slow) & port->pfc_en;
+	pfcsim_apply_queues(port);
+}
+
+/* --- data path ------------------------------------------------------------ */
+
+static netdev_tx_t pfcsim_start_xmit(struct sk_buff *skb,
+				     struct net_device *dev)
+{
+	struct pfcsim_port *port = netdev_priv(dev);
+	u16 qid = skb_get_queue_mapping(skb);
+	struct pfcsim_queue_stats *st;
+
+	if (qid >= PFCSIM_NUM_PRIO)
+		qid = 0;
+	st = &port->tx[qid];
+	u64_stats_update_begin(&st->syncp);
+	u64_stats_inc(&st->packets);
+	u64_stats_add(&st->bytes, skb->len);
+	u64_stats_update_end(&st->syncp);
+	dev_kfree_skb_any(skb);
+	return NETDEV_TX_OK;
+}
+
+/* Receives one frame; BH disabled, port->inject_lock held. */
+static int pfcsim_rx_one(struct pfcsim_port *port, u8 prio, u32 seq)
+{
+	struct net_device *dev = port->dev;
+	struct pfcsim_rx_stats *st = &port->rx;
+	struct sk_buff *skb;
+	__be32 payload[3] = {
+		htonl(PFCSIM_PKT_MAGIC), htonl(prio), htonl(seq)
+	};
+	struct vlan_ethhdr *veth;
+
+	if (READ_ONCE(port->tx_storm)) {
+		/* Receive path stalled: the frame never reaches the host. */
+		u64_stats_update_begin(&st->syncp);
+		u64_stats_inc(&st->dropped);
+		u64_stats_update_end(&st->syncp);
+		return 0;
+	}
+
+	skb = netdev_alloc_skb(dev, PFCSIM_RX_FRAME_LEN);
+	if (!skb)
+		return -ENOMEM;
+	veth = skb_put_zero(skb, PFCSIM_RX_FRAME_LEN);
+	ether_addr_copy(veth->h_dest, dev->dev_addr);
+	ether_addr_copy(veth->h_source, pfcsim_peer_addr);
+	veth->h_vlan_proto = htons(ETH_P_8021Q);
+	veth->h_vlan_TCI = htons((u16)prio << VLAN_PRIO_SHIFT);
+	veth->h_vlan_encapsulated_proto = htons(ETH_P_802_EX1);
+	/* After the 18-byte header: not 4-byte aligned. */
+	memcpy(veth + 1, payload, sizeof(payload));
+	skb->protocol = eth_type_trans(skb, dev);
+
+	u64_stats_update_begin(&st->syncp);
+	u64_stats_inc(&st->packets[prio]);
+	u64_stats_add(&st->bytes, PFCSIM_RX_FRAME_LEN);
+	u64_stats_update_end(&st->syncp);
+
+	netif_receive_skb(skb);
+	return 0;
+}
+
+/* Process context, from the inject_rx write. */
+static int pfcsim_inject(struct pfcsim_port *port, u8 prio, u32 count)
+{
+	u32 done = 0, i, n;
+	int err = 0;
+
+	if (!netif_running(port->dev))
+		return -ENETDOWN;
+	mutex_lock(&port->inject_lock);
+	while (done < count) {
+		if (READ_ONCE(port->dying)) {
+			err = -ENODEV;
+			break;
+		}
+		if (fatal_signal_pending(current)) {
+			err = -EINTR;
+			break;
+		}
+		n = min_t(u32, count - done, PFCSIM_INJECT_BATCH);
+		local_bh_disable();
+		for (i = 0; i < n && !err; i++)
+			err = pfcsim_rx_one(port, prio, done + i);
+		local_bh_enable();
+		if (err)
+			break;
+		done += n;
+		cond_resched();
+	}
+	mutex_unlock(&port->inject_lock);
+	return err;
+}
+
+static void pfcsim_read_tx(const struct pfcsim_queue_stats *st,
+			   u64 *packets, u64 *bytes)
+{
+	unsigned int start;
+
+	do {
+		start = u64_stats_fetch_begin(&st->syncp);
+		*packets = u64_stats_read(&st->packets);
+		*bytes = u64_stats_read(&st->bytes);
+	} while (u64_stats_fetch_retry(&st->syncp, start));
+}
+
+static void pfcsim_read_rx(const struct pfcsim_rx_stats *st, u64 *packets,
+			   u64 *bytes, u64 *dropped)
+{
+	unsigned int start;
+	int p;
+
+	do {
+		start = u64_stats_fetch_begin(&st->syncp);
+		for (p = 0; p < PFCSIM_NUM_PRIO; p++)
+			packets[p] = u64_stats_read(&st->packets[p]);
+		*bytes = u64_stats_read(&st->bytes);
+		*dropped = u64_stats_read(&st->dropped);
+	} while (u64_stats_fetch_retry(&st->syncp, start));
+}
+
+static void pfcsim_get_stats64(struct net_device *dev,
+			       struct rtnl_link_stats64 *stats)
+{
+	struct pfcsim_port *port = netdev_priv(dev);
+	u64 packets, bytes, dropped, rx[PFCSIM_NUM_PRIO];
+	int p;
+
+	for (p = 0; p < PFCSIM_NUM_PRIO; p++) {
+		pfcsim_read_tx(&port->tx[p], &packets, &bytes);
+		stats->tx_packets += packets;
+		stats->tx_bytes += bytes;
+	}
+	pfcsim_read_rx(&port->rx, rx, &bytes, &dropped);
+	for (p = 0; p < PFCSIM_NUM_PRIO; p++)
+		stats->rx_packets += rx[p];
+	stats->rx_bytes += bytes;
+	stats->rx_dropped += dropped;
+}
+
+/* RTNL held. */
+static int pfcsim_open(struct net_device *dev)
+{
+	struct pfcsim_port *port = netdev_priv(dev);
+
+	spin_lock_bh(&port->lock);
+	netif_tx_start_all_queues(dev);
+	port->up = true;
+	port->paused = 0;
+	pfcsim_apply_queues(port);
+	spin_unlock_bh(&port->lock);
+	netif_carrier_on(dev);
+	return 0;
+}
+
+/* RTNL held; the qdiscs are already deactivated. */
+static int pfcsim_stop(struct net_device *dev)
+{
+	struct pfcsim_port *port = netdev_priv(dev);
+
+	netif_carrier_off(dev);
+	spin_lock_bh(&port->lock);
+	port->up = false;
+	port->paused = 0;
+	netif_tx_stop_all_queues(dev);
+	spin_unlock_bh(&port->lock);
+	return 0;
+}
+
+static const struct net_device_ops pfcsim_netdev_ops = {
+	.ndo_open		= pfcsim_open,
+	.ndo_stop		= pfcsim_stop,
+	.ndo_start_xmit		= pfcsim_start_xmit,
+	.ndo_get_stats64	= pfcsim_get_stats64,
+	.ndo_set_mac_address	= eth_mac_addr,
+	.ndo_validate_addr	= eth_validate_addr,
+};
+
+/* --- ethtool (RTNL held, process context) ---------------------------------- */
+
+enum {
+	PFCSIM_STAT_TX_PACKETS,
+	PFCSIM_STAT_RX_PACKETS,
+	PFCSIM_STAT_RX_PAUSE,
+	PFCSIM_STAT_TX_PAUSE,
+	PFCSIM_STATS_PER_PRIO
+};
+
+static const char * const pfcsim_stat_fmt[PFCSIM_STATS_PER_PRIO] = {
+	[PFCSIM_STAT_TX_PACKETS]	= "tx_prio%d_packets",
+	[PFCSIM_STAT_RX_PACKETS]	= "rx_prio%d_packets",
+	[PFCSIM_STAT_RX_PAUSE]		= "rx_prio%d_pause",
+	[PFCSIM_STAT_TX_PAUSE]		= "tx_prio%d_pause",
+};
+
+static void pfcsim_get_drvinfo(struct net_device *dev,
+			       struct ethtool_drvinfo *info)
+{
+	strscpy(info->driver, KBUILD_MODNAME, sizeof(info->driver));
+}
+
+static int pfcsim_get_link_ksettings(struct net_device *dev,
+				     struct ethtool_link_ksettings *cmd)
+{
+	/* No link modes: the speed is all pfcwd needs (pause quanta). */
+	cmd->base.speed = SPEED_100000;
+	cmd->base.duplex = DUPLEX_FULL;
+	cmd->base.port = PORT_DA;
+	cmd->base.autoneg = AUTONEG_DISABLE;
+	return 0;
+}
+
+static int pfcsim_get_sset_count(struct net_device *dev, int sset)
+{
+	if (sset != ETH_SS_STATS)
+		return -EOPNOTSUPP;
+	return PFCSIM_NUM_PRIO * PFCSIM_STATS_PER_PRIO;
+}
+
+static void pfcsim_get_strings(struct net_device *dev, u32 sset, u8 *data)
+{
+	int p, s;
+
+	if (sset != ETH_SS_STATS)
+		return;
+	for (p = 0; p < PFCSIM_NUM_PRIO; p++)
+		for (s = 0; s < PFCSIM_STATS_PER_PRIO; s++)
+			ethtool_sprintf(&data, pfcsim_stat_fmt[s], p);
+}
+
+static void pfcsim_get_ethtool_stats(struct net_device *dev,
+				     struct ethtool_stats *stats, u64 *data)
+{
+	struct pfcsim_port *port = netdev_priv(dev);
+	u64 req[PFCSIM_NUM_PRIO], ind[PFCSIM_NUM_PRIO];
+	u64 rx[PFCSIM_NUM_PRIO], tx, bytes, dropped;
+	int p;
+
+	spin_lock_bh(&port->lock);
+	pfcsim_read_pause(port, ktime_get(), req, ind);
+	spin_unlock_bh(&port->lock);
+	pfcsim_read_rx(&port->rx, rx, &bytes, &dropped);
+	for (p = 0; p < PFCSIM_NUM_PRIO; p++) {
+		pfcsim_read_tx(&port->tx[p], &tx, &bytes);
+		data[PFCSIM_STAT_TX_PACKETS] = tx;
+		data[PFCSIM_STAT_RX_PACKETS] = rx[p];
+		data[PFCSIM_STAT_RX_PAUSE] = ind[p];
+		data[PFCSIM_STAT_TX_PAUSE] = req[p];
+		data += PFCSIM_STATS_PER_PRIO;
+	}
+}
+
+static const struct ethtool_ops pfcsim_ethtool_ops = {
+	.get_drvinfo		= pfcsim_get_drvinfo,
+	.get_link		= ethtool_op_get_link,
+	.get_link_ksettings	= pfcsim_get_link_ksettings,
+	.get_sset_count		= pfcsim_get_sset_count,
+	.get_strings		= pfcsim_get_strings,
+	.get_ethtool_stats	= pfcsim_get_ethtool_stats,
+};
+
+/* --- dcbnl (RTNL held, process context) ------------------------------------ */
+
+static int pfcsim_ieee_getpfc(struct net_device *dev, struct ieee_pfc *pfc)
+{
+	struct pfcsim_port *port = netdev_priv(dev);
+
+	memset(pfc, 0, sizeof(*pfc));
+	pfc->pfc_cap = PFCSIM_NUM_PRIO;
+	spin_lock_bh(&port->lock);
+	pfc->pfc_en = port->pfc_en;
+	pfc->mbc = port->mbc;
+	pfc->delay = port->delay;
+	pfcsim_read_pause(port, ktime_get(), pfc->requests, pfc->indications);
+	spin_unlock_bh(&port->lock);
+	return 0;
+}
+
+static int pfcsim_ieee_setpfc(struct net_device *dev, struct ieee_pfc *pfc)
+{
+	struct pfcsim_port *port = netdev_priv(dev);
+
+	spin_lock_bh(&port->lock);
+	pfcsim_fold(port, ktime_get());
+	port->pfc_en = pfc->pfc_en;
+	port->mbc = pfc->mbc;
+	port->delay = pfc->delay;
+	pfcsim_reconfigure(port);
+	spin_unlock_bh(&port->lock);
+	return 0;
+}
+
+static int pfcsim_ieee_getets(struct net_device *dev, struct ieee_ets *ets)
+{
+	struct pfcsim_port *port = netdev_priv(dev);
+
+	spin_lock_bh(&port->lock);
+	*ets = port->ets;
+	spin_unlock_bh(&port->lock);
+	return 0;
+}
+
+static int pfcsim_ieee_setets(struct net_device *dev, struct ieee_ets *ets)
+{
+	struct pfcsim_port *port = netdev_priv(dev);
+	bool has_ets = false;
+	int bw = 0, i;
+
+	for (i = 0; i < IEEE_8021QAZ_MAX_TCS; i++) {
+		if (ets->prio_tc[i] >= PFCSIM_NUM_PRIO)
+			return -EINVAL;
+		switch (ets->tc_tsa[i]) {
+		case IEEE_8021QAZ_TSA_ETS:
+			has_ets = true;
+			bw += ets->tc_tx_bw[i];
+			break;
+		case IEEE_8021QAZ_TSA_STRICT:
+		case IEEE_8021QAZ_TSA_CB_SHAPER:
+		case IEEE_8021QAZ_TSA_VENDOR:
+			break;
+		default:
+			return -EINVAL;
+		}
+	}
+	/* The ETS classes share the bandwidth left by the others. */
+	if (has_ets && bw != 100)
+		return -EINVAL;
+
+	spin_lock_bh(&port->lock);
+	port->ets = *ets;
+	port->ets.ets_cap = PFCSIM_NUM_PRIO;
+	spin_unlock_bh(&port->lock);
+	return 0;
+}
+
+static u8 pfcsim_getdcbx(struct net_device *dev)
+{
+	return DCB_CAP_DCBX_HOST | DCB_CAP_DCBX_VER_IEEE;
+}
+
+static u8 pfcsim_setdcbx(struct net_device *dev, u8 mode)
+{
+	return mode == (DCB_CAP_DCBX_HOST | DCB_CAP_DCBX_VER_IEEE) ? 0 : 1;
+}
+
+static const struct dcbnl_rtnl_ops pfcsim_dcbnl_ops = {
+	.ieee_getets	= pfcsim_ieee_getets,
+	.ieee_setets	= pfcsim_ieee_setets,
+	.ieee_getpfc	= pfcsim_ieee_getpfc,
+	.ieee_setpfc	= pfcsim_ieee_setpfc,
+	.getdcbx	= pfcsim_getdcbx,
+	.setdcbx	= pfcsim_setdcbx,
+};
+
+/* --- per-port debugfs (process context) ------------------------------------ */
+
+/* Copies a whole debugfs write into @buf, NUL-terminated. */
+static int pfcsim_user_arg(const char __user *ubuf, size_t count,
+			   loff_t *ppos, char *buf, size_t size)
+{
+	if (*ppos != 0 || count >= size)
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	return 0;
+}
+
+/*
+ * A decimal number with no sign, no spaces and at most one trailing
+ * newline; kstrtouint() alone would also take a leading '+'.  Overflow is
+ * -EINVAL too, like every other bad write.
+ */
+static int pfcsim_parse_uint(const char *s, unsigned int *val)
+{
+	if (!isdigit(*s) || kstrtouint(s, 10, val))
+		return -EINVAL;
+	return 0;
+}
+
+enum pfcsim_list {
+	PFCSIM_RX_STORM,
+	PFCSIM_TX_STORM,
+	PFCSIM_RX_SLOW,
+};
+
+static u8 *pfcsim_list_mask(struct pfcsim_port *port, enum pfcsim_list which)
+{
+	switch (which) {
+	case PFCSIM_RX_STORM:
+		return &port->rx_storm;
+	case PFCSIM_TX_STORM:
+		return &port->tx_storm;
+	default:
+		return &port->rx_slow;
+	}
+}
+
+static ssize_t pfcsim_list_read(struct file *file, char __user *ubuf,
+				size_t count, loff_t *ppos,
+				enum pfcsim_list which)
+{
+	struct pfcsim_port *port = file->private_data;
+	char buf[PFCWD_PRIO_LIST_LEN + 1];
+	size_t len;
+	u8 mask;
+
+	spin_lock_bh(&port->lock);
+	mask = *pfcsim_list_mask(port, which);
+	spin_unlock_bh(&port->lock);
+	len = pfcwd_prio_list_format(mask, buf, PFCWD_PRIO_LIST_LEN);
+	buf[len++] = '\n';
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+}
+
+static ssize_t pfcsim_list_write(struct file *file, const char __user *ubuf,
+				 size_t count, loff_t *ppos,
+				 enum pfcsim_list which)
+{
+	struct pfcsim_port *port = file->private_data;
+	char buf[PFCSIM_ARG_MAX];
+	u8 mask;
+	int err;
+
+	err = pfcsim_user_arg(ubuf, count, ppos, buf, sizeof(buf));
+	if (err)
+		return err;
+	err = pfcwd_prio_list_parse(buf, count, &mask);
+	if (err)
+		return err;
+
+	spin_lock_bh(&port->lock);
+	pfcsim_fold(port, ktime_get());
+	/* tx_storm is also read, without the lock, by inject_rx. */
+	WRITE_ONCE(*pfcsim_list_mask(port, which), mask);
+	pfcsim_reconfigure(port);
+	spin_unlock_bh(&port->lock);
+	return count;
+}
+
+static ssize_t pfcsim_rx_storm_read(struct file *file, char __user *ubuf,
+				    size_t count, loff_t *ppos)
+{
+	return pfcsim_list_read(file, ubuf, count, ppos, PFCSIM_RX_STORM);
+}
+
+static ssize_t pfcsim_rx_storm_write(struct file *file,
+				     const char __user *ubuf, size_t count,
+				     loff_t *ppos)
+{
+	return pfcsim_list_write(file, ubuf, count, ppos, PFCSIM_RX_STORM);
+}
+
+static ssize_t pfcsim_tx_storm_read(struct file *file, char __user *ubuf,
+				    size_t count, loff_t *ppos)
+{
+	return pfcsim_list_read(file, ubuf, count, ppos, PFCSIM_TX_STORM);
+}
+
+static ssize_t pfcsim_tx_storm_write(struct file *file,
+				     const char __user *ubuf, size_t count,
+				     loff_t *ppos)
+{
+	return pfcsim_list_write(file, ubuf, count, ppos, PFCSIM_TX_STORM);
+}
+
+static ssize_t pfcsim_rx_slow_read(struct file *file, char __user *ubuf,
+				   size_t count, loff_t *ppos)
+{
+	return pfcsim_list_read(file, ubuf, count, ppos, PFCSIM_RX_SLOW);
+}
+
+static ssize_t pfcsim_rx_slow_write(struct file *file,
+				    const char __user *ubuf, size_t count,
+				    loff_t *ppos)
+{
+	return pfcsim_list_write(file, ubuf, count, ppos, PFCSIM_RX_SLOW);
+}
+
+static ssize_t pfcsim_uint_read(char __user *ubuf, size_t count,
+				loff_t *ppos, unsigned int val)
+{
+	char buf[16];
+	int len;
+
+	len = scnprintf(buf, sizeof(buf), "%u\n", val);
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+}
+
+static ssize_t pfcsim_pause_rate_read(struct file *file, char __user *ubuf,
+				      size_t count, loff_t *ppos)
+{
+	struct pfcsim_port *port = file->private_data;
+	u32 rate;
+
+	spin_lock_bh(&port->lock);
+	rate = port->pause_rate;
+	spin_unlock_bh(&port->lock);
+	return pfcsim_uint_read(ubuf, count, ppos, rate);
+}
+
+static ssize_t pfcsim_pause_rate_write(struct file *file,
+				       const char __user *ubuf, size_t count,
+				       loff_t *ppos)
+{
+	struct pfcsim_port *port = file->private_data;
+	char buf[PFCSIM_ARG_MAX];
+	unsigned int rate;
+	int err;
+
+	err = pfcsim_user_arg(ubuf, count, ppos, buf, sizeof(buf));
+	if (!err)
+		err = pfcsim_parse_uint(buf, &rate);
+	if (err || rate < 1 || rate > PFCSIM_RATE_MAX)
+		return err ?: -EINVAL;
+
+	spin_lock_bh(&port->lock);
+	pfcsim_fold(port, ktime_get());
+	port->pause_rate = rate;
+	pfcsim_reconfigure(port);
+	spin_unlock_bh(&port->lock);
+	return count;
+}
+
+static ssize_t pfcsim_cwd_read(struct file *file, char __user *ubuf,
+			       size_t count, loff_t *ppos)
+{
+	struct pfcsim_port *port = file->private_data;
+	bool cwd;
+
+	spin_lock_bh(&port->lock);
+	cwd = port->count_when_disabled;
+	spin_unlock_bh(&port->lock);
+	return pfcsim_uint_read(ubuf, count, ppos, cwd);
+}
+
+static ssize_t pfcsim_cwd_write(struct file *file, const char __user *ubuf,
+				size_t count, loff_t *ppos)
+{
+	struct pfcsim_port *port = file->private_data;
+	char buf[PFCSIM_ARG_MAX];
+	unsigned int val;
+	int err;
+
+	err = pfcsim_user_arg(ubuf, count, ppos, buf, sizeof(buf));
+	if (!err)
+		err = pfcsim_parse_uint(buf, &val);
+	if (err || val > 1)
+		return err ?: -EINVAL;
+
+	spin_lock_bh(&port->lock);
+	pfcsim_fold(port, ktime_get());
+	port->count_when_disabled = val;
+	pfcsim_reconfigure(port);
+	spin_unlock_bh(&port->lock);
+	return count;
+}
+
+/* "PRIO COUNT": one digit 0-7, one space, a decimal count. */
+static ssize_t pfcsim_inject_rx_write(struct file *file,
+				      const char __user *ubuf, size_t count,
+				      loff_t *ppos)
+{
+	struct pfcsim_port *port = file->private_data;
+	char buf[PFCSIM_ARG_MAX];
+	unsigned int n;
+	int err;
+
+	err = pfcsim_user_arg(ubuf, count, ppos, buf, sizeof(buf));
+	if (err)
+		return err;
+	if (buf[0] < '0' || buf[0] > '7' || buf[1] != ' ' ||
+	    pfcsim_parse_uint(buf + 2, &n) || n < 1 || n > PFCSIM_INJECT_MAX)
+		return -EINVAL;
+	err = pfcsim_inject(port, buf[0] - '0', n);
+	return err ?: count;
+}
+
+#define PFCSIM_FOPS(_name, _read, _write)		\
+static const struct file_operations _name = {		\
+	.owner	= THIS_MODULE,				\
+	.open	= simple_open,				\
+	.read	= _read,				\
+	.write	= _write,				\
+	.llseek	= default_llseek,			\
+}
+
+PFCSIM_FOPS(pfcsim_rx_storm_fops, pfcsim_rx_storm_read, pfcsim_rx_storm_write);
+PFCSIM_FOPS(pfcsim_tx_storm_fops, pfcsim_tx_storm_read, pfcsim_tx_storm_write);
+PFCSIM_FOPS(pfcsim_rx_slow_fops, pfcsim_rx_slow_read, pfcsim_rx_slow_write);
+PFCSIM_FOPS(pfcsim_pause_rate_fops, pfcsim_pause_rate_read,
+	    pfcsim_pause_rate_write);
+PFCSIM_FOPS(pfcsim_cwd_fops, pfcsim_cwd_read, pfcsim_cwd_write);
+PFCSIM_FOPS(pfcsim_inject_rx_fops, NULL, pfcsim_inject_rx_write);
+
+static int pfcsim_port_debugfs(struct pfcsim_port *port)
+{
+	struct dentry *dir;
+
+	dir = debugfs_create_dir(port->dev->name, pfcsim_debugfs);
+	if (IS_ERR(dir))
+		return PTR_ERR(dir);
+	debugfs_create_file("rx_storm", 0600, dir, port, &pfcsim_rx_storm_fops);
+	debugfs_create_file("tx_storm", 0600, dir, port, &pfcsim_tx_storm_fops);
+	debugfs_create_file("rx_slow", 0600, dir, port, &pfcsim_rx_slow_fops);
+	debugfs_create_file("pause_rate", 0600, dir, port,
+			    &pfcsim_pause_rate_fops);
+	debugfs_create_file("count_when_disabled", 0600, dir, port,
+			    &pfcsim_cwd_fops);
+	debugfs_create_file("inject_rx", 0200, dir, port,
+			    &pfcsim_inject_rx_fops);
+	port->dir = dir;
+	return 0;
+}
+
+/* --- ports ----------------------------------------------------------------- */
+
+static void pfcsim_setup(struct net_device *dev)
+{
+	ether_setup(dev);
+	dev->netdev_ops = &pfcsim_netdev_ops;
+	dev->ethtool_ops = &pfcsim_ethtool_ops;
+	dev->dcbnl_ops = &pfcsim_dcbnl_ops;
+	dev->needs_free_netdev = true;
+	dev->min_mtu = ETH_MIN_MTU;
+	dev->max_mtu = 9216;
+}
+
+static void pfcsim_port_init(struct pfcsim_port *port, struct net_device *dev)
+{
+	ktime_t now = ktime_get();
+	int p;
+
+	port->dev = dev;
+	spin_lock_init(&port->lock);
+	mutex_init(&port->inject_lock);
+	port->pfc_en = PFCSIM_PFC_EN_DEFAULT;
+	port->pause_rate = PFCSIM_RATE_DEFAULT;
+	port->count_when_disabled = true;
+	port->ets.ets_cap = PFCSIM_NUM_PRIO;
+	for (p = 0; p < PFCSIM_NUM_PRIO; p++) {
+		port->ets.prio_tc[p] = p;
+		port->ets.tc_tsa[p] = IEEE_8021QAZ_TSA_STRICT;
+		port->req[p].since = now;
+		port->ind[p].since = now;
+		u64_stats_init(&port->tx[p].syncp);
+	}
+	u64_stats_init(&port->rx.syncp);
+}
+
+/* Called with pfcsim_lock held, in process context. */
+static int pfcsim_port_new(const char *name)
+{
+	struct pfcsim_port *port;
+	struct net_device *dev;
+	struct dentry *dir;
+	int i, err;
+
+	/* The directory keeps a renamed port's old name; that name is taken. */
+	dir = debugfs_lookup(name, pfcsim_debugfs);
+	if (dir) {
+		dput(dir);
+		return -EEXIST;
+	}
+	dev = alloc_netdev_mqs(sizeof(*port), name, NET_NAME_USER, pfcsim_setup,
+			       PFCSIM_NUM_PRIO, 1);
+	if (!dev)
+		return -ENOMEM;
+	port = netdev_priv(dev);
+	pfcsim_port_init(port, dev);
+	eth_hw_addr_random(dev);
+
+	rtnl_lock();
+	err = netdev_set_num_tc(dev, PFCSIM_NUM_PRIO);
+	for (i = 0; !err && i < PFCSIM_NUM_PRIO; i++) {
+		err = netdev_set_tc_queue(dev, i, 1, i);
+		if (!err)
+			err = netdev_set_prio_tc_map(dev, i, i);
+	}
+	if (!err)
+		err = register_netdevice(dev);
+	rtnl_unlock();
+	if (err) {
+		free_netdev(dev);
+		return err;
+	}
+	err = pfcsim_port_debugfs(port);
+	if (err) {
+		unregister_netdev(dev);
+		return err;
+	}
+	list_add_tail(&port->list, &pfcsim_ports);
+	return 0;
+}
+
+/* Called with pfcsim_lock held, in process context. */
+static void pfcsim_port_del(struct pfcsim_port *port)
+{
+	list_del(&port->list);
+	WRITE_ONCE(port->dying, true);
+	/* Waits for the port's debugfs handlers; none can start after. */
+	debugfs_remove(port->dir);
+	unregister_netdev(port->dev);	/* frees port */
+}
+
+/* Called with pfcsim_lock held; RTNL keeps the names stable. */
+static struct pfcsim_port *pfcsim_port_find(const char *name)
+{
+	struct pfcsim_port *port, *found = NULL;
+
+	rtnl_lock();
+	list_for_each_entry(port, &pfcsim_ports, list) {
+		if (!strcmp(port->dev->name, name)) {
+			found = port;
+			break;
+		}
+	}
+	rtnl_unlock();
+	return found;
+}
+
+/* --- control files (process context) --------------------------------------- */
+
+/* Copies a one-word debugfs write into @name; strips one trailing newline. */
+static int pfcsim_read_name(const char __user *ubuf, size_t count,
+			    char name[IFNAMSIZ])
+{
+	if (count == 0 || count > IFNAMSIZ)
+		return -EINVAL;
+	if (copy_from_user(name, ubuf, count))
+		return -EFAULT;
+	if (name[count - 1] == '\n')
+		count--;
+	if (count == 0 || count >= IFNAMSIZ)
+		return -EINVAL;
+	name[count] = '\0';
+	return dev_valid_name(name) ? 0 : -EINVAL;
+}
+
+static ssize_t pfcsim_new_port_write(struct file *file,
+				     const char __user *ubuf, size_t count,
+				     loff_t *ppos)
+{
+	char name[IFNAMSIZ];
+	int err;
+
+	err = pfcsim_read_name(ubuf, count, name);
+	if (err)
+		return err;
+	mutex_lock(&pfcsim_lock);
+	err = pfcsim_port_new(name);
+	mutex_unlock(&pfcsim_lock);
+	return err ? err : count;
+}
+
+static ssize_t pfcsim_del_port_write(struct file *file,
+				     const char __user *ubuf, size_t count,
+				     loff_t *ppos)
+{
+	struct pfcsim_port *port;
+	char name[IFNAMSIZ];
+	int err;
+
+	err = pfcsim_read_name(ubuf, count, name);
+	if (err)
+		return err;
+	mutex_lock(&pfcsim_lock);
+	port = pfcsim_port_find(name);
+	if (port)
+		pfcsim_port_del(port);
+	mutex_unlock(&pfcsim_lock);
+	return port ? count : -ENODEV;
+}
+
+static const struct file_operations pfcsim_new_port_fops = {
+	.owner	= THIS_MODULE,
+	.open	= simple_open,
+	.write	= pfcsim_new_port_write,
+	.llseek	= noop_llseek,
+};
+
+static const struct file_operations pfcsim_del_port_fops = {
+	.owner	= THIS_MODULE,
+	.open	= simple_open,
+	.write	= pfcsim_del_port_write,
+	.llseek	= noop_llseek,
+};
+
+static int __init pfcsim_init(void)
+{
+	pfcsim_debugfs = debugfs_create_dir("pfcsim", NULL);
+	if (IS_ERR(pfcsim_debugfs))
+		return PTR_ERR(pfcsim_debugfs);
+	debugfs_create_file("new_port", 0200, pfcsim_debugfs, NULL,
+			    &pfcsim_new_port_fops);
+	debugfs_create_file("del_port", 0200, pfcsim_debugfs, NULL,
+			    &pfcsim_del_port_fops);
+	return 0;
+}
+
+static void __exit pfcsim_exit(void)
+{
+	struct pfcsim_port *port, *tmp;
+
+	/*
+	 * An open debugfs file holds a module reference, so no handler runs
+	 * any more: delete the ports (and their directories), then the rest.
+	 */
+	mutex_lock(&pfcsim_lock);
+	list_for_each_entry_safe(port, tmp, &pfcsim_ports, list)
+		pfcsim_port_del(port);
+	mutex_unlock(&pfcsim_lock);
+	debugfs_remove_recursive(pfcsim_debugfs);
+}
+
+module_init(pfcsim_init);
+module_exit(pfcsim_exit);
+
+MODULE_DESCRIPTION("Simulated lossless (DCB) NIC for pfcwd tests");
+MODULE_LICENSE("GPL");

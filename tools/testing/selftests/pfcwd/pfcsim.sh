@@ -1,0 +1,592 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# pfcsim, the simulated lossless NIC: DCB ops (dcb pfc/ets/dcbx), pause
+# counters in dcb and ethtool -S, storms (rx_storm, tx_storm, rx_slow),
+# pause_rate, count_when_disabled, inject_rx, bad debugfs writes, and
+# deleting ports or unloading the module in the middle of a storm.
+
+. "$(dirname "$0")/lib.sh"
+
+P=psim0
+
+cleanup_all() {
+	unload_mod pfcsim
+}
+
+# A fresh module with one port, up.
+setup() {
+	cleanup_all
+	pfcsim_new $P
+}
+
+dfs() { echo "$PFCSIM_DFS/$1/$2"; }
+
+# Writes "$3" plus a newline to the port's debugfs file $2 (port $1).
+dfs_set() {
+	echo "$3" > "$(dfs "$1" "$2")" || fail "write '$3' to $1/$2 failed"
+}
+
+dfs_get() { cat "$(dfs "$1" "$2")"; }
+
+netstat() { cat "/sys/class/net/$1/statistics/$2"; }
+
+# "dcb -s pfc show" as JSON; field $2 (jq path) of port $1.
+dcb_pfc() { dcb -j -s pfc show dev "$1" | jq -c "$2"; }
+
+# "dcb ARGS..." for a set.  iproute2 6.1's dcb reads the reply to its GET
+# but not the kernel's ACK after it, and numbers its requests with the time
+# in seconds: when a second boundary falls between its GET and its SET, the
+# SET reads that stale ACK and dcb fails with "Protocol error" (EPROTO),
+# although the kernel got the SET.  The sets here are idempotent: retry.
+dcb_set() {
+	local i err
+
+	for i in 1 2 3; do
+		err=$(dcb "$@" 2>&1) && return 0
+		case $err in
+		*"Protocol error"*) log "dcb $*: $err (stale ACK), retrying" ;;
+		*) break ;;
+		esac
+	done
+	echo "$err"
+	return 1
+}
+
+pfc_set() { check dcb_set pfc set dev "$1" prio-pfc "${@:2}"; }
+
+rx_pause() { ethtool_stat "$1" "rx_prio$2_pause"; }
+tx_pause() { ethtool_stat "$1" "tx_prio$2_pause"; }
+tx_pkts() { ethtool_stat "$1" "tx_prio$2_packets"; }
+rx_pkts() { ethtool_stat "$1" "rx_prio$2_packets"; }
+
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+send() {
+	"$PFCWD_PKT" send "$@" > /dev/null || fail "pfcwd-pkt send $*"
+}
+
+# Fails unless "$@" (a command printing a value) prints $1... within ~5 s.
+wait_eq() {
+	local want=$1 i v
+
+	shift
+	for i in $(seq 50); do
+		v=$("$@")
+		[ "$v" = "$want" ] && return 0
+		sleep 0.1
+	done
+	fail "$*: expected '$want', still '$v' after 5 s"
+}
+
+# Counter $3 ("rx" or "tx" pause) of priority $2 must rise at pause_rate $4
+# (+-30%, the VM is emulated) over about one second.
+expect_rate() {
+	local dev=$1 p=$2 dir=$3 rate=$4 t0 t1 v0 v1 ms got
+
+	t0=$(now_ms)
+	v0=$("${dir}_pause" "$dev" "$p")
+	sleep 1
+	t1=$(now_ms)
+	v1=$("${dir}_pause" "$dev" "$p")
+	ms=$((t1 - t0))
+	got=$(((v1 - v0) * 1000 / ms))
+	log "$dir prio $p: $((v1 - v0)) pause frames in $ms ms: $got/s, want $rate/s"
+	[ "$got" -ge $((rate * 7 / 10)) ] && [ "$got" -le $((rate * 13 / 10)) ] ||
+		fail "$dir prio $p pause rate $got/s, want $rate/s +-30%"
+}
+
+# Counter $3 of priority $2 stays where it is for 300 ms.
+expect_still() {
+	local v0 v1
+
+	v0=$("${3}_pause" "$1" "$2")
+	sleep 0.3
+	v1=$("${3}_pause" "$1" "$2")
+	expect_eq "$v1" "$v0" "$3 pause of prio $2 not rising"
+}
+
+test_defaults() {
+	setup
+	expect_eq "$(dcb_pfc $P .pfc_cap)" 8 "pfc-cap"
+	expect_eq "$(dcb_pfc $P .prio_pfc)" "[false,false,false,true,true,false,false,false]" \
+		"default prio-pfc"
+	dcb pfc show dev $P | grep -q "prio-pfc 0:off 1:off 2:off 3:on 4:on 5:off 6:off 7:off" ||
+		fail "dcb pfc show: $(dcb pfc show dev $P)"
+	expect_eq "$(dcb_pfc $P .requests)" "[0,0,0,0,0,0,0,0]" "requests"
+	expect_eq "$(dcb_pfc $P .indications)" "[0,0,0,0,0,0,0,0]" "indications"
+	expect_eq "$(dcb dcbx show dev $P | xargs)" "host ieee" "dcbx mode"
+	expect_eq "$(dfs_get $P rx_storm)" "" "rx_storm"
+	expect_eq "$(dfs_get $P tx_storm)" "" "tx_storm"
+	expect_eq "$(dfs_get $P rx_slow)" "" "rx_slow"
+	expect_eq "$(dfs_get $P pause_rate)" 10000 "pause_rate"
+	expect_eq "$(dfs_get $P count_when_disabled)" 1 "count_when_disabled"
+	ethtool $P | grep -q "Speed: 100000Mb/s" || fail "speed: $(ethtool $P)"
+	ethtool $P | grep -q "Duplex: Full" || fail "duplex: $(ethtool $P)"
+	expect_eq "$(ethtool -i $P | awk '$1 == "driver:" { print $2 }')" pfcsim "driver"
+	# Exactly the mlx5 names, 4 per priority.
+	names=$(ethtool -S $P | awk -F: 'NR > 1 { gsub(" ", "", $1); print $1 }' | sort | xargs)
+	want=$(for p in 0 1 2 3 4 5 6 7; do
+		echo rx_prio${p}_packets rx_prio${p}_pause tx_prio${p}_packets tx_prio${p}_pause
+	done | xargs -n1 | sort | xargs)
+	expect_eq "$names" "$want" "ethtool -S names"
+	expect_eq "$(tc qdisc show dev $P | awk 'NR == 1 { print $2 }')" mq "root qdisc"
+	expect_eq "$(ls -d /sys/class/net/$P/queues/tx-* | wc -l)" 8 "TX queues"
+	expect_eq "$(cat /sys/class/net/$P/carrier)" 1 "carrier"
+}
+
+test_dcb_set() {
+	setup
+	pfc_set $P 0:on 3:off 7:on
+	expect_eq "$(dcb_pfc $P .prio_pfc)" "[true,false,false,false,true,false,false,true]" \
+		"prio-pfc after set"
+	dcb pfc show dev $P | grep -q "prio-pfc 0:on 1:off 2:off 3:off 4:on 5:off 6:off 7:on" ||
+		fail "dcb pfc show: $(dcb pfc show dev $P)"
+	check dcb_set pfc set dev $P delay 4096
+	expect_eq "$(dcb_pfc $P .delay)" 4096 "delay"
+	pfc_set $P all:off
+	expect_eq "$(dcb_pfc $P .prio_pfc)" "[false,false,false,false,false,false,false,false]" \
+		"prio-pfc all off"
+	pfc_set $P 3:on 4:on
+	expect_eq "$(dcb_pfc $P .prio_pfc)" "[false,false,false,true,true,false,false,false]" \
+		"prio-pfc back to 3,4"
+	expect_eq "$(dcb_pfc $P .pfc_cap)" 8 "pfc-cap after sets"
+
+	# ETS: defaults, a round trip, a bad configuration rejected.
+	dcb ets show dev $P > /dev/null || fail "dcb ets show failed"
+	expect_eq "$(dcb -j ets show dev $P | jq -c .ets_cap)" 8 "ets-cap"
+	expect_eq "$(dcb -j ets show dev $P | jq -c .prio_tc)" "[0,1,2,3,4,5,6,7]" "prio-tc"
+	expect_eq "$(dcb -j ets show dev $P | jq -c .tc_tsa | tr -d '"')" \
+		"[strict,strict,strict,strict,strict,strict,strict,strict]" "tc-tsa"
+	check dcb_set ets set dev $P tc-tsa 0:ets 1:ets tc-bw 0:60 1:40 prio-tc 1:0
+	expect_eq "$(dcb -j ets show dev $P | jq -c '[.tc_tsa[0], .tc_tsa[1], .tc_tsa[2], .tc_bw[0], .tc_bw[1], .prio_tc[1]]' | tr -d '"')" \
+		"[ets,ets,strict,60,40,0]" "ETS after set"
+	dcb_set ets set dev $P tc-bw 0:50 1:40 >/dev/null && fail "ETS bandwidth summing to 90 accepted"
+	expect_eq "$(dcb -j ets show dev $P | jq -c '[.tc_bw[0], .tc_bw[1]]')" "[60,40]" \
+		"ETS after a rejected set"
+
+	# DCBX: host-managed IEEE only.
+	check dcb_set dcbx set dev $P host ieee
+	dcb_set dcbx set dev $P lld-managed ieee >/dev/null && fail "lld-managed DCBX accepted"
+	dcb_set dcbx set dev $P host cee >/dev/null && fail "CEE DCBX accepted"
+	expect_eq "$(dcb dcbx show dev $P | xargs)" "host ieee" "dcbx mode after sets"
+}
+
+test_dcb_matches_ethtool() {
+	setup
+	dfs_set $P rx_storm 3,5
+	dfs_set $P count_when_disabled 1
+	dfs_set $P tx_storm 4
+	dfs_set $P rx_slow 3
+	sleep 0.5
+	# Freeze the counters so that both tools must show the same numbers.
+	dfs_set $P rx_storm ""
+	dfs_set $P tx_storm ""
+	dfs_set $P rx_slow ""
+	req=$(dcb_pfc $P .requests)
+	ind=$(dcb_pfc $P .indications)
+	log "requests $req indications $ind"
+	ereq=$(for p in 0 1 2 3 4 5 6 7; do tx_pause $P $p; done | paste -sd, | sed 's/.*/[&]/')
+	eind=$(for p in 0 1 2 3 4 5 6 7; do rx_pause $P $p; done | paste -sd, | sed 's/.*/[&]/')
+	expect_eq "$ereq" "$req" "ethtool tx_prioP_pause vs dcb requests"
+	expect_eq "$eind" "$ind" "ethtool rx_prioP_pause vs dcb indications"
+	# Priority 5 is not lossless but counted (count_when_disabled 1).
+	for p in 3 4 5; do
+		[ "$(echo "$ind$req" | jq -s ".[0][$p] + .[1][$p]")" -gt 0 ] ||
+			fail "no pause counted for prio $p"
+	done
+	expect_eq "$(echo "$req" | jq -c '[.[0,1,2,5,6,7]]')" "[0,0,0,0,0,0]" "requests of others"
+	expect_eq "$(echo "$ind" | jq -c '[.[0,1,2,4,6,7]]')" "[0,0,0,0,0,0]" \
+		"indications of others"
+	# The text output carries the same numbers.
+	expect_eq "$(dcb -s pfc show dev $P | awk '$1 == "indications" { print $5 }')" \
+		"3:$(echo "$ind" | jq '.[3]')" "dcb -s text indications"
+	expect_eq "$(dcb -s pfc show dev $P | awk '$1 == "requests" { print $6 }')" \
+		"4:$(echo "$req" | jq '.[4]')" "dcb -s text requests"
+}
+
+test_rx_storm_rate() {
+	setup
+	dfs_set $P rx_storm 3
+	expect_eq "$(dfs_get $P rx_storm)" 3 "rx_storm read back"
+	expect_rate $P 3 rx 10000
+	for p in 0 1 2 4 5 6 7; do
+		expect_eq "$(rx_pause $P $p)" 0 "rx pause of non-stormed prio $p"
+	done
+	for p in 0 1 2 3 4 5 6 7; do
+		expect_eq "$(tx_pause $P $p)" 0 "tx pause of prio $p during rx storm"
+	done
+	# A rate change applies from then on.
+	dfs_set $P pause_rate 2000
+	expect_rate $P 3 rx 2000
+	dfs_set $P pause_rate 500000
+	expect_rate $P 3 rx 500000
+	# Two priorities, one of them added while the other storms.
+	dfs_set $P pause_rate 10000
+	dfs_set $P rx_storm 3-4
+	expect_eq "$(dfs_get $P rx_storm)" 3,4 "rx_storm read back"
+	expect_rate $P 4 rx 10000
+	# An empty line ends the storm; the counters keep their value.
+	dfs_set $P rx_storm ""
+	expect_eq "$(dfs_get $P rx_storm)" "" "rx_storm after end"
+	v=$(rx_pause $P 3)
+	[ "$v" -gt 10000 ] || fail "prio 3 counted only $v"
+	expect_still $P 3 rx
+	expect_still $P 4 rx
+}
+
+test_count_when_disabled() {
+	setup
+	dfs_set $P rx_storm 3
+	expect_rate $P 3 rx 10000
+	# Still counted without PFC on priority 3 (the default).
+	pfc_set $P 3:off
+	expect_rate $P 3 rx 10000
+	dfs_set $P count_when_disabled 0
+	expect_eq "$(dfs_get $P count_when_disabled)" 0 "count_when_disabled"
+	expect_still $P 3 rx
+	# Counting again once the priority is lossless again, even with 0.
+	pfc_set $P 3:on
+	expect_rate $P 3 rx 10000
+	# And the same for a storm starting while PFC is off.
+	pfc_set $P 3:off
+	dfs_set $P rx_storm 3,5
+	expect_still $P 5 rx
+	expect_still $P 3 rx
+	dfs_set $P count_when_disabled 1
+	expect_rate $P 5 rx 10000
+}
+
+test_rx_storm_stops_queue() {
+	setup
+	dfs_set $P rx_storm 3,6	# 3 lossless: paused; 6 not: not paused
+	sleep 0.1
+	for p in 0 3 4 6; do eval "t$p=$(tx_pkts $P $p)"; done
+	send $P 3 20
+	send $P 0 10
+	send $P 4 7
+	send $P 6 5
+	sleep 0.3
+	expect_eq "$(tx_pkts $P 3)" "$t3" "tx_prio3_packets while paused"
+	expect_eq "$(tx_pkts $P 0)" $((t0 + 10)) "tx_prio0_packets"
+	expect_eq "$(tx_pkts $P 4)" $((t4 + 7)) "tx_prio4_packets (lossless, not stormed)"
+	expect_eq "$(tx_pkts $P 6)" $((t6 + 5)) "tx_prio6_packets (stormed, not lossless)"
+	# The frames wait in the default qdisc: mq, class :4 for TX queue 3.
+	bl=$(tc -s qdisc show dev $P | awk '$1 == "qdisc" { on = ($5 == ":4") }
+		on && $1 == "backlog" { sub("p", "", $3); print $3 }')
+	expect_eq "$bl" 20 "backlog of TX queue 3"
+	# Down and up: still paused.
+	check ip link set $P down
+	check ip link set $P up
+	send $P 3 20
+	sleep 0.3
+	expect_eq "$(tx_pkts $P 3)" "$t3" "tx_prio3_packets paused after down/up"
+	# PFC off for priority 3: the partner's pause is ignored, the queue drains.
+	pfc_set $P 3:off
+	wait_eq $((t3 + 20)) tx_pkts $P 3
+	# PFC on again, storm still on: paused again.
+	pfc_set $P 3:on
+	send $P 3 15
+	sleep 0.3
+	expect_eq "$(tx_pkts $P 3)" $((t3 + 20)) "tx_prio3_packets paused again"
+	expect_eq "$(tx_pkts $P 4)" $((t4 + 7)) "tx_prio4_packets unchanged"
+	# The storm ends: drained.
+	dfs_set $P rx_storm ""
+	wait_eq $((t3 + 35)) tx_pkts $P 3
+	send $P 3 5
+	wait_eq $((t3 + 40)) tx_pkts $P 3
+}
+
+test_tx_storm() {
+	setup
+	dfs_set $P tx_storm 4
+	expect_eq "$(dfs_get $P tx_storm)" 4 "tx_storm read back"
+	expect_rate $P 4 tx 10000
+	for p in 0 1 2 3 5 6 7; do
+		expect_eq "$(tx_pause $P $p)" 0 "tx pause of non-stormed prio $p"
+	done
+	for p in 0 1 2 3 4 5 6 7; do
+		expect_eq "$(rx_pause $P $p)" 0 "rx pause of prio $p during tx storm"
+	done
+	# The receive path is stalled.
+	rxp=$(netstat $P rx_packets)
+	rxd=$(netstat $P rx_dropped)
+	r4=$(rx_pkts $P 4)
+	r0=$(rx_pkts $P 0)
+	dfs_set $P inject_rx "4 100"
+	dfs_set $P inject_rx "0 50"
+	expect_eq "$(rx_pkts $P 4)" "$r4" "rx_prio4_packets during tx storm"
+	expect_eq "$(rx_pkts $P 0)" "$r0" "rx_prio0_packets during tx storm"
+	expect_eq "$(netstat $P rx_packets)" "$rxp" "rx_packets during tx storm"
+	expect_eq "$(netstat $P rx_dropped)" $((rxd + 150)) "rx_dropped during tx storm"
+	# Without PFC a NIC cannot send pause: requests stop rising.
+	pfc_set $P 4:off
+	expect_still $P 4 tx
+	# A storm on a priority without PFC sends nothing.
+	dfs_set $P tx_storm 0,4
+	expect_still $P 0 tx
+	expect_eq "$(tx_pause $P 0)" 0 "tx pause of prio 0 (not lossless)"
+	pfc_set $P 4:on
+	expect_rate $P 4 tx 10000
+	# The storm ends: receiving again.
+	dfs_set $P tx_storm ""
+	expect_still $P 4 tx
+	dfs_set $P inject_rx "4 100"
+	expect_eq "$(rx_pkts $P 4)" $((r4 + 100)) "rx_prio4_packets after tx storm"
+	expect_eq "$(netstat $P rx_packets)" $((rxp + 100)) "rx_packets after tx storm"
+}
+
+test_rx_slow() {
+	setup
+	dfs_set $P rx_slow 3,5	# 5 is not lossless: no pause for it
+	expect_eq "$(dfs_get $P rx_slow)" 3,5 "rx_slow read back"
+	dfs_set $P pause_rate 3000
+	expect_rate $P 3 tx 3000
+	expect_eq "$(tx_pause $P 5)" 0 "tx pause of prio 5 (not lossless)"
+	expect_eq "$(rx_pause $P 3)" 0 "rx pause of prio 3"
+	# Receiving still works, and the frames reach the stack.
+	"$PFCWD_PKT" recv $P 50 3000 > /tmp/recv.txt &
+	rpid=$!
+	sleep 0.5
+	r3=$(rx_pkts $P 3)
+	rxd=$(netstat $P rx_dropped)
+	dfs_set $P inject_rx "3 50"
+	wait $rpid
+	expect_eq "$(rx_pkts $P 3)" $((r3 + 50)) "rx_prio3_packets during rx_slow"
+	expect_eq "$(netstat $P rx_dropped)" "$rxd" "rx_dropped during rx_slow"
+	expect_eq "$(awk '$1 == 3' /tmp/recv.txt | wc -l)" 50 "frames received by a socket"
+	dfs_set $P rx_slow ""
+	expect_still $P 3 tx
+}
+
+# Injects one frame of priority $2 into port $1 and receives it with its
+# VLAN tag (PACKET_AUXDATA); prints "dst ethertype length tpid tci".
+inject_tagged() {
+	python3 - "$1" "$(dfs "$1" inject_rx)" "$2" <<'PY'
+import socket, struct, sys
+# ETH_P_ALL: a socket of the frame's own type would see it after the stack
+# dropped the priority tag (VID 0).
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
+s.bind((sys.argv[1], 0))
+s.setsockopt(263, 8, 1)  # SOL_PACKET, PACKET_AUXDATA
+s.settimeout(5)
+with open(sys.argv[2], "w") as f:
+    f.write("%s 1\n" % sys.argv[3])
+while True:
+    data, anc, _, _ = s.recvmsg(2048, 64)
+    if data[12:14] == b"\x88\xb5":
+        break
+tci = tpid = -1
+for level, kind, val in anc:
+    if level == 263 and kind == 8:
+        status, _, _, _, _, t, p = struct.unpack("IIIHHHH", val[:20])
+        if status & 0x10:  # TP_STATUS_VLAN_VALID
+            tci, tpid = t, p
+print("%s %04x %d %04x %04x" % (data[0:6].hex(":"), struct.unpack("!H", data[12:14])[0],
+                                len(data), tpid, tci))
+PY
+}
+
+test_inject_rx() {
+	setup
+	"$PFCWD_PKT" recv $P 92 3000 > /tmp/recv.txt &
+	rpid=$!
+	sleep 0.5
+	rxp=$(netstat $P rx_packets)
+	rxb=$(netstat $P rx_bytes)
+	rxd=$(netstat $P rx_dropped)
+	for p in 0 1 2 3 4 5 6 7; do
+		dfs_set $P inject_rx "$p $((3 * p + 1))"
+	done
+	wait $rpid
+	for p in 0 1 2 3 4 5 6 7; do
+		n=$((3 * p + 1))
+		expect_eq "$(rx_pkts $P $p)" $n "rx_prio${p}_packets"
+		expect_eq "$(awk -v p=$p '$1 == p { print $2 }' /tmp/recv.txt | xargs)" \
+			"$(seq 0 $((n - 1)) | xargs)" "sequence numbers received for prio $p"
+		expect_eq "$(tx_pkts $P $p)" 0 "tx_prio${p}_packets"
+	done
+	expect_eq "$(netstat $P rx_packets)" $((rxp + 92)) "rx_packets"
+	expect_eq "$(netstat $P rx_bytes)" $((rxb + 92 * 64)) "rx_bytes"
+	expect_eq "$(netstat $P rx_dropped)" "$rxd" "rx_dropped"
+	# The frame: to our address, priority-tagged (VID 0, PCP 5), 0x88b5.
+	mac=$(cat /sys/class/net/$P/address)
+	got=$(inject_tagged $P 5) || fail "no tagged frame received"
+	expect_eq "$got" "$mac 88b5 60 8100 a000" "injected frame, prio 5"
+	got=$(inject_tagged $P 0) || fail "no tagged frame received"
+	expect_eq "$got" "$mac 88b5 60 8100 0000" "injected frame, prio 0"
+	# A large count, in batches.
+	dfs_set $P inject_rx "7 200000"
+	expect_eq "$(rx_pkts $P 7)" $((22 + 200000)) "rx_prio7_packets after 200000"
+	expect_eq "$(rx_pkts $P 5)" $((16 + 1)) "rx_prio5_packets"
+	expect_eq "$(rx_pkts $P 0)" $((1 + 1)) "rx_prio0_packets"
+	# A port that is down receives nothing.
+	check ip link set $P down
+	echo "1 1" > "$(dfs $P inject_rx)" 2>/dev/null && fail "inject_rx accepted while down"
+	expect_eq "$(rx_pkts $P 1)" 4 "rx_prio1_packets after inject while down"
+}
+
+# Writes each of "${@:3}" to file $2 of port $1, as it is and with a
+# trailing newline, in one write(2) each; every write must fail with EINVAL.
+expect_rejected() {
+	python3 - "$(dfs "$1" "$2")" "${@:3}" <<'PY'
+import errno, os, sys
+path, bad = sys.argv[1], []
+for v in sys.argv[2:]:
+    for data in (v, v + "\n"):
+        fd = os.open(path, os.O_WRONLY)
+        try:
+            os.write(fd, data.encode())
+            bad.append("%r accepted" % data)
+        except OSError as e:
+            if e.errno != errno.EINVAL:
+                bad.append("%r: %s" % (data, os.strerror(e.errno)))
+        finally:
+            os.close(fd)
+if bad:
+    print("%s: %s" % (os.path.basename(path), "; ".join(bad)))
+    sys.exit(1)
+PY
+	[ $? = 0 ] || fail "a bad write to $2 was not rejected with EINVAL"
+}
+
+# Everything the bad writes could have changed, as one line.
+port_state() {
+	local f
+
+	for f in rx_storm tx_storm rx_slow pause_rate count_when_disabled; do
+		printf '%s=%s ' $f "$(dfs_get $P $f)"
+	done
+	printf 'rx=%s drop=%s pfc=%s' "$(netstat $P rx_packets)" "$(netstat $P rx_dropped)" \
+		"$(dcb_pfc $P .prio_pfc)"
+}
+
+test_bad_writes() {
+	setup
+	dfs_set $P rx_storm 2
+	dfs_set $P tx_storm 6
+	dfs_set $P rx_slow 1
+	dfs_set $P pause_rate 1234
+	dfs_set $P count_when_disabled 0
+	before=$(port_state)
+	long=$(printf '0%.0s' $(seq 40))
+	lists=("8" "9" "3," ",3" "3,,4" "3 4" " 3" "3 " "3-3" "4-2" "3,3" "1-3,2" "0-8"
+	       "a" "3;4" "-1" "3-" "-3" "3--4" "3-4-5" "0x3" $'3\n\n' $'\n3' $'3\t' "$long")
+	for f in rx_storm tx_storm rx_slow; do
+		expect_rejected $P $f "${lists[@]}"
+	done
+	expect_rejected $P pause_rate 0 10000001 4294967296 -5 +5 " 5" "5 " abc 1e3 0x10 \
+		5.5 $'5\n\n' "" "$long"
+	expect_rejected $P count_when_disabled 2 -1 +1 " 1" "1 " yes y on 0x1 10 "" $'1\n\n'
+	expect_rejected $P inject_rx "" "3" "8 1" "9 1" "3 0" "3 1000001" "3  1" " 3 1" \
+		"3 -1" "3 +1" "31" "3 1 1" "x 1" "3 1x" "-1 5" "3,1" "3	1" "03 1" \
+		"3 99999999999999999999" "$long"
+	after=$(port_state)
+	expect_eq "$after" "$before" "port state after bad writes"
+	for p in 0 1 2 3 4 5 6 7; do
+		expect_eq "$(rx_pkts $P $p)" 0 "rx_prio${p}_packets after bad inject_rx"
+	done
+	# Good writes in all their forms are still accepted.
+	dfs_set $P rx_storm 0-2,5
+	expect_eq "$(dfs_get $P rx_storm)" 0,1,2,5 "range list"
+	printf '0-7' > "$(dfs $P tx_storm)" || fail "list without newline rejected"
+	expect_eq "$(dfs_get $P tx_storm)" 0,1,2,3,4,5,6,7 "full range"
+	dfs_set $P rx_slow ""
+	expect_eq "$(dfs_get $P rx_slow)" "" "empty list"
+	dfs_set $P pause_rate 1
+	dfs_set $P pause_rate 10000000
+	expect_eq "$(dfs_get $P pause_rate)" 10000000 "pause_rate max"
+	dfs_set $P count_when_disabled 1
+	dfs_set $P tx_storm ""
+	printf '7 1000000' > "$(dfs $P inject_rx)" || fail "inject_rx max count rejected"
+	expect_eq "$(rx_pkts $P 7)" 1000000 "rx_prio7_packets after max inject"
+	# Unknown port names for del_port; the port survives.
+	echo nosuch > $PFCSIM_DFS/del_port 2>/dev/null && fail "unknown port deleted"
+	[ -d "$PFCSIM_DFS/$P" ] || fail "port directory vanished"
+}
+
+test_rename() {
+	setup
+	check ip link set $P down
+	check ip link set $P name psimx
+	check ip link set psimx up
+	[ -d "$PFCSIM_DFS/$P" ] || fail "directory not kept under the creation name"
+	dfs_set $P rx_storm 3
+	sleep 0.2
+	[ "$(rx_pause psimx 3)" -gt 0 ] || fail "storm on the renamed port not counted"
+	# The creation name is taken by the directory: a new port of that name fails.
+	echo $P > $PFCSIM_DFS/new_port 2>/dev/null && fail "new port with a used directory name"
+	[ -e /sys/class/net/$P ] && fail "failed new_port left $P behind"
+	echo $P > $PFCSIM_DFS/del_port 2>/dev/null && fail "del_port by the old name"
+	pfcsim_del psimx
+	[ -e /sys/class/net/psimx ] && fail "psimx still exists"
+	[ -e "$PFCSIM_DFS/$P" ] && fail "directory $P survived del_port"
+	pfcsim_new $P
+	[ -d "$PFCSIM_DFS/$P" ] || fail "no directory for the new $P"
+	return 0
+}
+
+# A port in every kind of storm (but tx_storm with "$2" = notx), with
+# frames waiting in a paused queue.
+storm_everything() {
+	dfs_set "$1" rx_storm 3,4
+	[ "${2:-}" = notx ] || dfs_set "$1" tx_storm 3
+	dfs_set "$1" rx_slow 4
+	send "$1" 3 50
+	send "$1" 4 50
+}
+
+test_del_mid_storm() {
+	setup
+	pfcsim_new psim1
+	storm_everything $P notx	# a stalled receive path would be quick
+	storm_everything psim1
+	# A long inject_rx still running when the port goes.
+	echo "3 1000000" > "$(dfs $P inject_rx)" 2>/dev/null &
+	ipid=$!
+	sleep 0.3
+	pfcsim_del $P
+	wait $ipid
+	log "inject_rx interrupted by del_port: exit status $?"
+	[ -e /sys/class/net/$P ] && fail "$P still exists"
+	[ -e "$PFCSIM_DFS/$P" ] && fail "directory $P survived"
+	# The other port is untouched and still storming.
+	[ -d "$PFCSIM_DFS/psim1" ] || fail "psim1 lost its directory"
+	expect_eq "$(dfs_get psim1 rx_storm)" 3,4 "psim1 rx_storm"
+	v=$(rx_pause psim1 3)
+	sleep 0.2
+	[ "$(rx_pause psim1 3)" -gt "$v" ] || fail "psim1 storm stopped"
+	# Many ports created and deleted mid-storm.
+	for i in $(seq 10); do
+		pfcsim_new psim2
+		storm_everything psim2
+		pfcsim_del psim2
+	done
+	[ -e "$PFCSIM_DFS/psim2" ] && fail "directory psim2 survived"
+	# Module unload mid-storm removes everything.
+	modprobe -r pfcsim || fail "cannot unload pfcsim mid-storm"
+	[ -e /sys/class/net/psim1 ] && fail "psim1 survived unload"
+	[ -e "$PFCSIM_DFS" ] && fail "$PFCSIM_DFS survived unload"
+	# And it comes back clean.
+	pfcsim_new $P
+	expect_eq "$(dfs_get $P rx_storm)" "" "rx_storm of a new port"
+	expect_eq "$(rx_pause $P 3)" 0 "rx pause of a new port"
+	unload_mod pfcsim
+}
+
+TESTS=(
+	"test_defaults	pfcsim: defaults (pfc-cap 8, pfc-en 3,4, 100G, ethtool names)"
+	"test_dcb_set	pfcsim: dcb pfc set round trip, dcb ets show/set, dcbx"
+	"test_dcb_matches_ethtool	pfcsim: dcb -s requests/indications match ethtool -S"
+	"test_rx_storm_rate	pfcsim: rx_storm raises indications at pause_rate, only there"
+	"test_count_when_disabled	pfcsim: count_when_disabled 1 and 0 with pfc_en off"
+	"test_rx_storm_stops_queue	pfcsim: rx_storm stops the lossless TX queue, drains after"
+	"test_tx_storm	pfcsim: tx_storm raises requests, stalls receive, needs pfc_en"
+	"test_rx_slow	pfcsim: rx_slow raises requests, receive keeps working"
+	"test_inject_rx	pfcsim: inject_rx counted per priority, tagged frames delivered"
+	"test_bad_writes	pfcsim: every bad debugfs write rejected, nothing changed"
+	"test_rename	pfcsim: renamed port keeps its directory, deleted by new name"
+	"test_del_mid_storm	pfcsim: del_port and module unload mid-storm leave nothing"
+)
+
+tap_main "$@"
