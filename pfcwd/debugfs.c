@@ -4,8 +4,8 @@
  * priority's state and counters, one line each, for tests and debugging.
  * (Generic netlink is the interface for tools.)
  *
- *   DEV enabled E action A prios L pfc_en L dcb B hold_us N granularity_us N
- *       next_poll_ns N
+ *   DEV enabled E action A prios L pfc_en L dcb B push B hold_us N
+ *       granularity_us N next_poll_ns N
  *   DEV prio P watched W state S latch R detected N restored N tx_storms N
  *       slow N rx_pause N tx_pause N last_paused_us N last_storm_us N
  *       detected_at_ns N restored_at_ns N
@@ -31,10 +31,11 @@ static void pfcwd_debugfs_port(struct seq_file *m, struct pfcwd_port *port)
 
 	pfcwd_prio_list_format(port->cfg.prios, prios, sizeof(prios));
 	pfcwd_prio_list_format(port->pfc_en, pfc, sizeof(pfc));
-	seq_printf(m, "%s enabled %d action %s prios %s pfc_en %s dcb %d hold_us %llu granularity_us %llu next_poll_ns %lld\n",
+	seq_printf(m, "%s enabled %d action %s prios %s pfc_en %s dcb %d push %d hold_us %llu granularity_us %llu next_poll_ns %lld\n",
 		   port->name, port->cfg.enabled,
 		   pfcwd_action_name(port->cfg.action), prios[0] ? prios : "-",
 		   pfc[0] ? pfc : "-", port->has_dcb,
+		   READ_ONCE(port->push_active),
 		   div_u64(port->hold_ns, NSEC_PER_USEC),
 		   div_u64(pfcwd_poll_granularity_ns(), NSEC_PER_USEC),
 		   (s64)READ_ONCE(port->next_poll));

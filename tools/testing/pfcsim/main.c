@@ -31,6 +31,12 @@
  *   pause_rate		pause frames per second, 1..10000000 (10000)
  *   count_when_disabled 0/1 (1): whether received pause frames are counted
  *			for a priority that is not in pfc_en.
+ *   push_pause		0/1 (0): also report every received pause to pfcwd
+ *			through its push API, pfcwd_report_pause(): once a
+ *			millisecond, one XOFF per priority whose indications
+ *			are rising.  Needs pfcwd.ko loaded (-ENOENT otherwise;
+ *			found with symbol_get(), so pfcsim does not depend on
+ *			it); holds a reference on pfcwd.ko while on.
  *   inject_rx		write "PRIO COUNT": receive COUNT (1..1000000)
  *			802.1Q-tagged frames with PCP PRIO, VID 0, EtherType
  *			0x88b5, addressed to the port, with a pfcwd-pkt
@@ -45,6 +51,9 @@
  * folded into the base, at the old settings.
  *
  * Locking and context:
+ *  - The push timer (hrtimer, softirq) reads ind_rising locklessly and
+ *    calls pfcwd_report_pause(), which any context may call.  push_lock
+ *    (a mutex) serialises turning it on and off (process context).
  *  - pfcsim_lock (a mutex) serialises port creation and deletion and
  *    protects pfcsim_ports.  It is taken by the new_port and del_port
  *    writes and by module exit, in process context, before RTNL.  The
@@ -76,6 +85,7 @@
 
 #include <linux/ctype.h>
 #include <linux/debugfs.h>
+#include <linux/hrtimer.h>
 #include <linux/etherdevice.h>
 #include <linux/ethtool.h>
 #include <linux/if_vlan.h>
@@ -91,6 +101,7 @@
 #include <linux/spinlock.h>
 #include <linux/u64_stats_sync.h>
 #include <net/dcbnl.h>
+#include <net/pfcwd.h>
 
 #include "../../../pfcwd/prio_list.h"
 
@@ -156,6 +167,10 @@ struct pfcsim_port {
 	struct pfcsim_pause req[PFCSIM_NUM_PRIO];
 
 	struct mutex inject_lock;	/* one inject_rx at a time */
+
+	struct mutex push_lock;		/* push_fn, push_timer on/off */
+	typeof(&pfcwd_report_pause) push_fn;	/* non-NULL while pushing */
+	struct hrtimer push_timer;
 	struct pfcsim_rx_stats rx;
 	struct pfcsim_queue_stats tx[PFCSIM_NUM_PRIO];
 };
@@ -808,6 +823,73 @@ static ssize_t pfcsim_cwd_write(struct file *file, const char __user *ubuf,
 	return count;
 }
 
+#define PFCSIM_PUSH_PERIOD_NS	NSEC_PER_MSEC
+
+static enum hrtimer_restart pfcsim_push_tick(struct hrtimer *timer)
+{
+	struct pfcsim_port *port = container_of(timer, struct pfcsim_port,
+						push_timer);
+	u8 rising = READ_ONCE(port->ind_rising);
+	int p;
+
+	for (p = 0; p < PFCSIM_NUM_PRIO; p++)
+		if (rising & BIT(p))
+			port->push_fn(port->dev, p, 0xffff);
+	hrtimer_forward_now(timer, ns_to_ktime(PFCSIM_PUSH_PERIOD_NS));
+	return HRTIMER_RESTART;
+}
+
+/* Turns pushing on or off; process context. */
+static int pfcsim_push_set(struct pfcsim_port *port, bool on)
+{
+	int err = 0;
+
+	mutex_lock(&port->push_lock);
+	if (on && !port->push_fn) {
+		port->push_fn = symbol_get(pfcwd_report_pause);
+		if (port->push_fn)
+			hrtimer_start(&port->push_timer,
+				      ns_to_ktime(PFCSIM_PUSH_PERIOD_NS),
+				      HRTIMER_MODE_REL_SOFT);
+		else
+			err = -ENOENT;
+	} else if (!on && port->push_fn) {
+		hrtimer_cancel(&port->push_timer);
+		port->push_fn = NULL;
+		symbol_put(pfcwd_report_pause);
+	}
+	mutex_unlock(&port->push_lock);
+	return err;
+}
+
+static ssize_t pfcsim_push_read(struct file *file, char __user *ubuf,
+				size_t count, loff_t *ppos)
+{
+	struct pfcsim_port *port = file->private_data;
+	char buf[4];
+	int len;
+
+	len = scnprintf(buf, sizeof(buf), "%d\n", !!READ_ONCE(port->push_fn));
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+}
+
+static ssize_t pfcsim_push_write(struct file *file, const char __user *ubuf,
+				 size_t count, loff_t *ppos)
+{
+	struct pfcsim_port *port = file->private_data;
+	char buf[PFCSIM_ARG_MAX];
+	unsigned int val;
+	int err;
+
+	err = pfcsim_user_arg(ubuf, count, ppos, buf, sizeof(buf));
+	if (!err)
+		err = pfcsim_parse_uint(buf, &val);
+	if (err || val > 1)
+		return err ?: -EINVAL;
+	err = pfcsim_push_set(port, val);
+	return err ?: count;
+}
+
 /* "PRIO COUNT": one digit 0-7, one space, a decimal count. */
 static ssize_t pfcsim_inject_rx_write(struct file *file,
 				      const char __user *ubuf, size_t count,
@@ -844,6 +926,7 @@ PFCSIM_FOPS(pfcsim_pause_rate_fops, pfcsim_pause_rate_read,
 	    pfcsim_pause_rate_write);
 PFCSIM_FOPS(pfcsim_cwd_fops, pfcsim_cwd_read, pfcsim_cwd_write);
 PFCSIM_FOPS(pfcsim_inject_rx_fops, NULL, pfcsim_inject_rx_write);
+PFCSIM_FOPS(pfcsim_push_fops, pfcsim_push_read, pfcsim_push_write);
 
 static int pfcsim_port_debugfs(struct pfcsim_port *port)
 {
@@ -861,6 +944,7 @@ static int pfcsim_port_debugfs(struct pfcsim_port *port)
 			    &pfcsim_cwd_fops);
 	debugfs_create_file("inject_rx", 0200, dir, port,
 			    &pfcsim_inject_rx_fops);
+	debugfs_create_file("push_pause", 0600, dir, port, &pfcsim_push_fops);
 	port->dir = dir;
 	return 0;
 }
@@ -886,6 +970,9 @@ static void pfcsim_port_init(struct pfcsim_port *port, struct net_device *dev)
 	port->dev = dev;
 	spin_lock_init(&port->lock);
 	mutex_init(&port->inject_lock);
+	mutex_init(&port->push_lock);
+	hrtimer_init(&port->push_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	port->push_timer.function = pfcsim_push_tick;
 	port->pfc_en = PFCSIM_PFC_EN_DEFAULT;
 	port->pause_rate = PFCSIM_RATE_DEFAULT;
 	port->count_when_disabled = true;
@@ -952,6 +1039,7 @@ static void pfcsim_port_del(struct pfcsim_port *port)
 	WRITE_ONCE(port->dying, true);
 	/* Waits for the port's debugfs handlers; none can start after. */
 	debugfs_remove(port->dir);
+	pfcsim_push_set(port, false);
 	unregister_netdev(port->dev);	/* frees port */
 }
 

@@ -64,13 +64,15 @@ dmesg_check_since() {
 }
 
 _tap_run_case() {
-	local n=$1 fn=$2 desc=$3 tmo=$4 out rc mark reason
+	local n=$1 fn=$2 desc=$3 tmo=$4 out rc mark reason t0
 
 	TAP_SKIP_FILE=$(mktemp)
 	export TAP_SKIP_FILE
 	mark=$(dmesg_lines)
+	t0=$(date +%s%N)
 	out=$(timeout -k 5 "$tmo" "$0" "$fn" 2>&1)
 	rc=$?
+	out="$out${out:+$'\n'}time: $((($(date +%s%N) - t0) / 1000000)) ms"
 	[ -n "$out" ] && printf '%s\n' "$out" | sed 's/^/# /'
 	if [ $rc = 124 ] || [ $rc = 137 ]; then
 		echo "# timed out after ${tmo}s"
@@ -169,4 +171,23 @@ class_stats() {
 # Expects "$1" == "$2", else fails with message $3.
 expect_eq() {
 	[ "$1" = "$2" ] || fail "$3: expected '$2', got '$1'"
+}
+
+# "dcb ARGS..." for a set.  iproute2 6.1's dcb reads the reply to its GET
+# but not the kernel's ACK after it, and numbers its requests with the time
+# in seconds: when a second boundary falls between its GET and its SET, the
+# SET reads that stale ACK and dcb fails with "Protocol error" (EPROTO),
+# although the kernel got the SET.  The sets here are idempotent: retry.
+dcb_set() {
+	local i err
+
+	for i in 1 2 3; do
+		err=$(dcb "$@" 2>&1) && return 0
+		case $err in
+		*"Protocol error"*) log "dcb $*: $err (stale ACK), retrying" ;;
+		*) break ;;
+		esac
+	done
+	echo "$err"
+	return 1
 }

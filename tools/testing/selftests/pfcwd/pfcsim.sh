@@ -34,25 +34,6 @@ netstat() { cat "/sys/class/net/$1/statistics/$2"; }
 # "dcb -s pfc show" as JSON; field $2 (jq path) of port $1.
 dcb_pfc() { dcb -j -s pfc show dev "$1" | jq -c "$2"; }
 
-# "dcb ARGS..." for a set.  iproute2 6.1's dcb reads the reply to its GET
-# but not the kernel's ACK after it, and numbers its requests with the time
-# in seconds: when a second boundary falls between its GET and its SET, the
-# SET reads that stale ACK and dcb fails with "Protocol error" (EPROTO),
-# although the kernel got the SET.  The sets here are idempotent: retry.
-dcb_set() {
-	local i err
-
-	for i in 1 2 3; do
-		err=$(dcb "$@" 2>&1) && return 0
-		case $err in
-		*"Protocol error"*) log "dcb $*: $err (stale ACK), retrying" ;;
-		*) break ;;
-		esac
-	done
-	echo "$err"
-	return 1
-}
-
 pfc_set() { check dcb_set pfc set dev "$1" prio-pfc "${@:2}"; }
 
 rx_pause() { ethtool_stat "$1" "rx_prio$2_pause"; }

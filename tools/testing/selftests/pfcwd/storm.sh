@@ -304,7 +304,7 @@ test_operator_pfc_change() {
 	sim sw1 rx_storm 3
 	wait_stat sw1 3 state stormed 3
 	# The operator makes priority 5 lossless and 4 lossy mid-storm.
-	dcb pfc set dev sw1 prio-pfc 5:on 4:off || fail "dcb pfc set"
+	dcb_set pfc set dev sw1 prio-pfc 5:on 4:off || fail "dcb pfc set"
 	sim sw1 rx_storm ""
 	wait_stat sw1 3 state operational 3
 	expect_eq "$(pfc_on sw1)" "3 5" "only pfcwd's bit put back"
@@ -435,6 +435,25 @@ test_module_params() {
 		$(($(cat $p/poll_quiet_us) + $(cat $p/poll_fine_us))) "granularity"
 }
 
+test_push_source() {
+	reset_all
+	watched_port sw1
+	set_knob sw1 detection_time_ms 100
+	set_knob sw1 restoration_time_ms 100
+	sim sw1 push_pause 1
+	python3 "$TIMING" sw1 3 5 || fail "timing with the push source"
+	grep -q "^sw1 .* push 1 " $DBG || fail "port not marked as pushing"
+	# Pushed frames are what counts: 1 per ms, not pfcsim's 10000/s.
+	n=$(pstat sw1 3 rx_pause)
+	ind=$(ethtool_stat sw1 rx_prio3_pause)
+	[ "$n" -gt 0 ] && [ "$n" -lt $((ind / 5)) ] ||
+		fail "pfcwd counted $n pause frames, the counter says $ind"
+	sim sw1 push_pause 0
+	echo 1 > $PFCSIM_DFS/sw1/push_pause || fail "push_pause back on"
+	modprobe -r pfcwd 2>/dev/null && fail "pfcwd unloaded while pfcsim pushes to it"
+	sim sw1 push_pause 0
+}
+
 test_counters_agree() {
 	reset_all
 	watched_port sw1
@@ -469,6 +488,7 @@ TESTS=(
 	"test_rename_and_netns	storm: sysfs and logs follow renames and netns moves"
 	"test_sysfs_bad_writes	storm: every bad sysfs write rejected, nothing changed"
 	"test_module_params	storm: module parameters checked and used for new ports"
+	"test_push_source	storm: a driver pushing pause events (pfcwd_report_pause)"
 	"test_counters_agree	storm: pfcwd, dcb and ethtool agree on pause counts"
 )
 
