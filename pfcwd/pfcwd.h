@@ -111,6 +111,7 @@ struct pfcwd_port {
 	bool has_dcb;			/* ieee_getpfc/ieee_setpfc usable */
 	bool swapped;			/* quirk: requests/indications swapped */
 	bool push_active;		/* a driver pushes pause events */
+	bool push_seen;			/* the poller switched to them */
 	bool link_up;
 	bool reprime;			/* counters may have jumped: re-prime */
 	u64 hold_ns;			/* pause continuity from link speed */

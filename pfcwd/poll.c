@@ -155,6 +155,11 @@ static void pfcwd_poll_port(struct pfcwd_port *port)
 	}
 	if (c.pfc_valid)
 		port->pfc_en = c.pfc_en;
+	if (READ_ONCE(port->push_active) && !port->push_seen) {
+		/* The source changes from counters to pushed events. */
+		port->push_seen = true;
+		port->reprime = true;
+	}
 	pfcwd_port_storm_config(port, &scfg);
 	for (p = 0; p < PFCWD_NUM_PRIO; p++) {
 		struct pfcwd_storm *sm = &port->prio[p].sm;

@@ -37,6 +37,8 @@
  *			are rising.  Needs pfcwd.ko loaded (-ENOENT otherwise;
  *			found with symbol_get(), so pfcsim does not depend on
  *			it); holds a reference on pfcwd.ko while on.
+ *   changed_ns		read: when rx_storm, tx_storm and rx_slow last
+ *			changed (CLOCK_MONOTONIC ns), to time pfcwd exactly.
  *   inject_rx		write "PRIO COUNT": receive COUNT (1..1000000)
  *			802.1Q-tagged frames with PCP PRIO, VID 0, EtherType
  *			0x88b5, addressed to the port, with a pfcwd-pkt
@@ -143,6 +145,14 @@ struct pfcsim_pause {
 	ktime_t since;
 };
 
+/* The priority lists a port is driven by. */
+enum pfcsim_list {
+	PFCSIM_RX_STORM,
+	PFCSIM_TX_STORM,
+	PFCSIM_RX_SLOW,
+	PFCSIM_NUM_LISTS,
+};
+
 struct pfcsim_port {
 	struct list_head list;		/* pfcsim_lock */
 	struct net_device *dev;
@@ -165,6 +175,7 @@ struct pfcsim_port {
 	u8 req_rising;			/* requests[P] rising */
 	struct pfcsim_pause ind[PFCSIM_NUM_PRIO];
 	struct pfcsim_pause req[PFCSIM_NUM_PRIO];
+	ktime_t changed[PFCSIM_NUM_LISTS];	/* last change of each list */
 
 	struct mutex inject_lock;	/* one inject_rx at a time */
 
@@ -645,12 +656,6 @@ static int pfcsim_parse_uint(const char *s, unsigned int *val)
 	return 0;
 }
 
-enum pfcsim_list {
-	PFCSIM_RX_STORM,
-	PFCSIM_TX_STORM,
-	PFCSIM_RX_SLOW,
-};
-
 static u8 *pfcsim_list_mask(struct pfcsim_port *port, enum pfcsim_list which)
 {
 	switch (which) {
@@ -686,6 +691,7 @@ static ssize_t pfcsim_list_write(struct file *file, const char __user *ubuf,
 {
 	struct pfcsim_port *port = file->private_data;
 	char buf[PFCSIM_ARG_MAX];
+	ktime_t now;
 	u8 mask;
 	int err;
 
@@ -697,12 +703,37 @@ static ssize_t pfcsim_list_write(struct file *file, const char __user *ubuf,
 		return err;
 
 	spin_lock_bh(&port->lock);
-	pfcsim_fold(port, ktime_get());
+	now = ktime_get();
+	pfcsim_fold(port, now);
 	/* tx_storm is also read, without the lock, by inject_rx. */
 	WRITE_ONCE(*pfcsim_list_mask(port, which), mask);
+	port->changed[which] = now;
 	pfcsim_reconfigure(port);
 	spin_unlock_bh(&port->lock);
 	return count;
+}
+
+/*
+ * changed_ns: when each list last changed, in CLOCK_MONOTONIC ns (the
+ * clock of ktime_get() and of pfcwd's timestamps), so that tests can time
+ * pfcwd against the exact start and end of a storm.
+ */
+static ssize_t pfcsim_changed_read(struct file *file, char __user *ubuf,
+				   size_t count, loff_t *ppos)
+{
+	struct pfcsim_port *port = file->private_data;
+	ktime_t t[PFCSIM_NUM_LISTS];
+	char buf[128];
+	int len;
+
+	spin_lock_bh(&port->lock);
+	memcpy(t, port->changed, sizeof(t));
+	spin_unlock_bh(&port->lock);
+	len = scnprintf(buf, sizeof(buf), "rx_storm %lld\ntx_storm %lld\nrx_slow %lld\n",
+			ktime_to_ns(t[PFCSIM_RX_STORM]),
+			ktime_to_ns(t[PFCSIM_TX_STORM]),
+			ktime_to_ns(t[PFCSIM_RX_SLOW]));
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
 }
 
 static ssize_t pfcsim_rx_storm_read(struct file *file, char __user *ubuf,
@@ -927,6 +958,7 @@ PFCSIM_FOPS(pfcsim_pause_rate_fops, pfcsim_pause_rate_read,
 PFCSIM_FOPS(pfcsim_cwd_fops, pfcsim_cwd_read, pfcsim_cwd_write);
 PFCSIM_FOPS(pfcsim_inject_rx_fops, NULL, pfcsim_inject_rx_write);
 PFCSIM_FOPS(pfcsim_push_fops, pfcsim_push_read, pfcsim_push_write);
+PFCSIM_FOPS(pfcsim_changed_fops, pfcsim_changed_read, NULL);
 
 static int pfcsim_port_debugfs(struct pfcsim_port *port)
 {
@@ -945,6 +977,7 @@ static int pfcsim_port_debugfs(struct pfcsim_port *port)
 	debugfs_create_file("inject_rx", 0200, dir, port,
 			    &pfcsim_inject_rx_fops);
 	debugfs_create_file("push_pause", 0600, dir, port, &pfcsim_push_fops);
+	debugfs_create_file("changed_ns", 0400, dir, port, &pfcsim_changed_fops);
 	port->dir = dir;
 	return 0;
 }

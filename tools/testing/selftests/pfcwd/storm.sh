@@ -352,13 +352,24 @@ test_rename_and_netns() {
 	sim sw1 rx_storm ""
 	wait_stat swx 3 state operational 3
 	dmesg | grep -q "pfcwd: swx prio 3: PFC storm restored" || fail "log under the new name"
+	# A netns move shuts the device's qdiscs down (as for every qdisc):
+	# the port goes with its qdisc, undoing what it did, mid-storm too.
+	sim sw1 rx_storm 3
+	wait_stat swx 3 state stormed 3
 	ip netns add pfns || fail "netns"
 	ip link set swx netns pfns || fail "netns move"
+	grep -q "^swx " $DBG && fail "port survived the loss of its qdisc"
+	expect_eq "$(ip netns exec pfns dcb pfc show dev swx prio-pfc | grep -o '[0-7]:on' | tr '\n' ' ')" \
+		"3:on 4:on " "pfc_en after the move"
+	ip netns exec pfns test -e /sys/class/net/swx/pfcwd && fail "sysfs left behind"
+	# A watched port in the new netns works there.
+	ip netns exec pfns tc qdisc add dev swx root pfcwd || fail "qdisc in the netns"
 	ip netns exec pfns sh -c 'cat /sys/class/net/swx/pfcwd/enabled' | grep -qx 1 ||
-		fail "sysfs not in the new netns"
+		fail "sysfs in the new netns"
+	ip netns exec pfns ip link set swx up
+	wait_stat swx 3 state stormed 3
+	sim sw1 rx_storm ""
 	ip netns del pfns
-	sleep 0.5
-	[ -e /sys/class/net/swx ] || fail "pfcsim port did not come back"
 	return 0
 }
 
@@ -402,12 +413,14 @@ test_sysfs_bad_writes() {
 	restore 
 	EOF
 	for k in stormed granularity_us; do
-		echo 1 > "/sys/class/net/sw1/pfcwd/$k" 2>/dev/null && fail "$k is writable"
+		(echo 1 > "/sys/class/net/sw1/pfcwd/$k") 2>/dev/null && fail "$k is writable"
 	done
+	set_knob sw1 priorities 0-7
+	expect_eq "$(knob sw1 priorities)" "0,1,2,3,4,5,6,7" "a range is listed in full"
 	# Every knob takes its full range.
 	for kv in "detection_time_ms 1" "detection_time_ms 60000" "restoration_time_ms 1" \
 		  "restoration_time_ms 60000" "action forward" "action alert" "action drop" \
-		  "priorities 0-7" "priorities " "priorities 3,4" "storm_limit 16" \
+		  "priorities 0,1,2,3,4,5,6,7" "priorities " "priorities 3,4" "storm_limit 16" \
 		  "storm_limit 0" "enabled 0" "enabled 1"; do
 		set -- $kv
 		set_knob sw1 "$1" "${2:-}"
@@ -431,8 +444,9 @@ test_module_params() {
 	watched_port sw1
 	expect_eq "$(knob sw1 detection_time_ms)/$(knob sw1 restoration_time_ms)/$(knob sw1 action)" \
 		150/700/forward "new port takes the module defaults"
-	expect_eq "$(knob sw1 granularity_us)" \
-		$(($(cat $p/poll_quiet_us) + $(cat $p/poll_fine_us))) "granularity"
+	g=$(knob sw1 granularity_us)
+	[ "$g" -ge $(($(cat $p/poll_quiet_us) + $(cat $p/poll_fine_us))) ] ||
+		fail "granularity $g below quiet + fine"
 }
 
 test_push_source() {
@@ -441,7 +455,9 @@ test_push_source() {
 	set_knob sw1 detection_time_ms 100
 	set_knob sw1 restoration_time_ms 100
 	sim sw1 push_pause 1
-	python3 "$TIMING" sw1 3 5 || fail "timing with the push source"
+	# pfcsim pushes from a 1 ms timer: the last frame of a storm may come a
+	# timer period (plus the emulated timer's lateness) before its end.
+	python3 "$TIMING" sw1 3 5 --frame-us 3000 || fail "timing with the push source"
 	grep -q "^sw1 .* push 1 " $DBG || fail "port not marked as pushing"
 	# Pushed frames are what counts: 1 per ms, not pfcsim's 10000/s.
 	n=$(pstat sw1 3 rx_pause)
