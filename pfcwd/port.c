@@ -118,7 +118,6 @@ static struct pfcwd_port *pfcwd_port_create(struct net_device *dev)
 	port->dev = dev;
 	strscpy(port->name, dev->name, sizeof(port->name));
 	ratelimit_state_init(&port->log_rs, 5 * HZ, 40);
-	ratelimit_set_flags(&port->log_rs, RATELIMIT_MSG_ON_RELEASE);
 	port->next_poll = 0;
 
 	port->cfg.detect_ms = READ_ONCE(pfcwd_params.detect_ms);
