@@ -456,8 +456,11 @@ test_push_source() {
 	set_knob sw1 restoration_time_ms 100
 	sim sw1 push_pause 1
 	# pfcsim pushes from a 1 ms timer: the last frame of a storm may come a
-	# timer period (plus the emulated timer's lateness) before its end.
-	python3 "$TIMING" sw1 3 5 --frame-us 3000 || fail "timing with the push source"
+	# timer period (plus the emulated timer's lateness) before its end, and
+	# a late timer leaves a real gap in the pause, which rightly restarts
+	# it: only "never early" is checked here.
+	python3 "$TIMING" sw1 3 5 --frame-us 3000 --lower-only ||
+		fail "timing with the push source"
 	grep -q "^sw1 .* push 1 " $DBG || fail "port not marked as pushing"
 	# Pushed frames are what counts: 1 per ms, not pfcsim's 10000/s.
 	n=$(pstat sw1 3 rx_pause)
