@@ -145,6 +145,10 @@ struct pfcsim_pause {
 	ktime_t since;
 };
 
+/* pfcwd_report_pause(), found at run time with symbol_get(). */
+typedef void (*pfcsim_push_fn)(struct net_device *dev, unsigned int prio,
+			       u16 quanta);
+
 /* The priority lists a port is driven by. */
 enum pfcsim_list {
 	PFCSIM_RX_STORM,
@@ -180,7 +184,7 @@ struct pfcsim_port {
 	struct mutex inject_lock;	/* one inject_rx at a time */
 
 	struct mutex push_lock;		/* push_fn, push_timer on/off */
-	typeof(&pfcwd_report_pause) push_fn;	/* non-NULL while pushing */
+	pfcsim_push_fn push_fn;		/* non-NULL while pushing */
 	struct hrtimer push_timer;
 	struct pfcsim_rx_stats rx;
 	struct pfcsim_queue_stats tx[PFCSIM_NUM_PRIO];
