@@ -124,6 +124,7 @@ struct pfcwd_port {
 	/* Poller only. */
 	u64 next_poll;			/* ns; U64_MAX = never */
 	struct pfcwd_port *poll_next;	/* the poller's list of due ports */
+	u64 poll_due;			/* when this poll was due */
 	u64 raw_ind[PFCWD_NUM_PRIO];	/* last counters read, to spot change */
 	u64 raw_req[PFCWD_NUM_PRIO];
 };

@@ -25,7 +25,8 @@
  * reported as the granularity: quiet + fine + 2 * worst recent lateness.
  *
  * Context: the timer callback runs in hard irq; everything else in process
- * context.  Only the work touches port->next_poll and port->poll_next
+ * context.  Only the work touches port->poll_next, port->poll_due, the
+ * lateness windows and port->next_poll
  * (pfcwd_report_pause() and config changes may zero next_poll to ask for
  * an early poll).  Each polled port is pinned by a reference.
  */
@@ -116,7 +117,7 @@ static void pfcwd_poll_port(struct pfcwd_port *port)
 	struct pfcwd_counters c;
 	struct pfcwd_sample s;
 	u64 next, deadline = U64_MAX;
-	bool busy = false, any = false;
+	bool busy = false, any = false, moved;
 	int p;
 
 	rtnl_lock();
@@ -129,8 +130,15 @@ static void pfcwd_poll_port(struct pfcwd_port *port)
 	 * The quiet fast path: a port with nothing to follow whose counters
 	 * did not move needs neither its stats nor its state machines.
 	 */
-	if (!pfcwd_source_read_pfc(port, &c) && READ_ONCE(port->quiet) &&
-	    !READ_ONCE(port->push_active)) {
+	moved = pfcwd_source_read_pfc(port, &c);
+	/*
+	 * Lateness: from when the poll was due to when the counters were
+	 * read, RTNL wait included.  A poll asked for at once (due 0) has no
+	 * schedule to be late for.
+	 */
+	if (port->poll_due && c.now > port->poll_due)
+		pfcwd_poll_late(c.now, c.now - port->poll_due);
+	if (!moved && READ_ONCE(port->quiet) && !READ_ONCE(port->push_active)) {
 		rtnl_unlock();
 		WRITE_ONCE(port->next_poll, pfcwd_poll_quiet_next(c.now, quiet));
 		return;
@@ -199,7 +207,7 @@ static void pfcwd_poll_work_fn(struct work_struct *work)
 {
 	struct pfcwd_port *port, *due = NULL;
 	u64 now = ktime_get_ns(), next = U64_MAX;
-	u64 polled = 0, late = 0;
+	u64 polled = 0;
 
 	rcu_read_lock();
 	list_for_each_entry_rcu(port, &pfcwd_ports, node) {
@@ -209,14 +217,11 @@ static void pfcwd_poll_work_fn(struct work_struct *work)
 			continue;
 		if (!refcount_inc_not_zero(&port->refcnt))
 			continue;
-		/* 0 asks for a poll at once: no schedule to be late for. */
-		if (at && now > at)
-			late = max(late, now - at);
+		port->poll_due = at;
 		port->poll_next = due;
 		due = port;
 	}
 	rcu_read_unlock();
-	pfcwd_poll_late(now, late);
 
 	while (due) {
 		port = due;

@@ -1,0 +1,200 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Races: configuration, qdisc replacement, port deletion, netns deletion
+# and module unload, each while storms come and go.  Every case ends by
+# checking that pfc_en is back to what it was and that nothing is left; the
+# library fails any case after which the kernel log shows a warning.
+
+. "$(dirname "$0")/lib.sh"
+
+DBG=/sys/kernel/debug/pfcwd/ports
+RACE_SECONDS=${RACE_SECONDS:-6}
+
+reset_all() {
+	unload_mod pfcsim
+	unload_mod pfcwd
+	ip netns del pfrace 2>/dev/null
+	load_mod pfcsim
+	load_mod pfcwd
+}
+
+pfc_on() {
+	dcb pfc show dev "$1" prio-pfc | grep -o '[0-7]:on' | cut -d: -f1 | tr '\n' ' ' |
+		sed 's/ $//'
+}
+
+# Runs "$@" in a loop in the background until $RACE_SECONDS have passed.
+loop_bg() {
+	(
+		end=$((SECONDS + RACE_SECONDS))
+		while [ $SECONDS -lt $end ]; do
+			"$@" >/dev/null 2>&1
+		done
+	) &
+}
+
+# Storms on and off on DEV's priorities 3 and 4.
+storm_flip() {
+	local d=$PFCSIM_DFS/$1 lists=("3" "4" "3,4" "")
+
+	echo "${lists[RANDOM % 4]}" > "$d/rx_storm"
+	sleep 0.0$((RANDOM % 9 + 1))
+}
+
+random_knob() {
+	local s=/sys/class/net/$1/pfcwd
+
+	case $((RANDOM % 7)) in
+	0) echo $((RANDOM % 50 + 1)) > $s/detection_time_ms ;;
+	1) echo $((RANDOM % 50 + 1)) > $s/restoration_time_ms ;;
+	2) echo "$(shuf -n1 -e drop forward alert)" > $s/action ;;
+	3) echo "$(shuf -n1 -e 3 4 3,4 "" 0-7)" > $s/priorities ;;
+	4) echo $((RANDOM % 2)) > $s/enabled ;;
+	5) echo $((RANDOM % 4)) > $s/storm_limit ;;
+	6) echo 3,4 > $s/restore ;;
+	esac
+}
+
+read_all() {
+	cat /sys/class/net/"$1"/pfcwd/* $DBG /sys/kernel/debug/pfcwd/poll
+}
+
+# Brings DEV back to a quiet, watched, restored state.
+settle() {
+	local s=/sys/class/net/$1/pfcwd
+
+	echo > "$PFCSIM_DFS/$1/rx_storm"
+	echo 1 > $s/enabled
+	echo 3,4 > $s/priorities
+	echo 20 > $s/restoration_time_ms
+	echo 3,4 > $s/restore
+	sleep 0.5
+	echo 3,4 > $s/restore
+}
+
+test_concurrent_config() {
+	reset_all
+	pfcsim_new rc0
+	tc qdisc add dev rc0 root pfcwd || fail "qdisc"
+	loop_bg storm_flip rc0
+	loop_bg random_knob rc0
+	loop_bg random_knob rc0
+	loop_bg read_all rc0
+	wait
+	n=$(awk '$1 == "rc0" && $2 == "prio" { for (i = 4; i < NF; i += 2) if ($i == "detected") s += $(i + 1) } END { print s + 0 }' $DBG)
+	log "storms detected during the race: $n"
+	[ "$n" -gt 0 ] || fail "no storm was detected: the race did not race"
+	settle rc0
+	expect_eq "$(cat /sys/class/net/rc0/pfcwd/stormed)" "" "stormed after settling"
+	expect_eq "$(pfc_on rc0)" "3 4" "pfc_en after the race"
+	tc qdisc del dev rc0 root
+	expect_eq "$(pfc_on rc0)" "3 4" "pfc_en after qdisc delete"
+}
+
+qdisc_flip() {
+	case $((RANDOM % 3)) in
+	0) tc qdisc replace dev "$1" root handle 1: pfcwd ;;
+	1) tc qdisc replace dev "$1" root handle 2: pfifo_fast ;;
+	2) tc qdisc del dev "$1" root ;;
+	esac
+}
+
+test_qdisc_replace() {
+	reset_all
+	pfcsim_new rc0
+	echo 10 > /sys/module/pfcwd/parameters/detection_time_ms
+	loop_bg storm_flip rc0
+	loop_bg qdisc_flip rc0
+	loop_bg read_all rc0
+	wait
+	echo 200 > /sys/module/pfcwd/parameters/detection_time_ms
+	echo > $PFCSIM_DFS/rc0/rx_storm
+	tc qdisc del dev rc0 root 2>/dev/null
+	expect_eq "$(pfc_on rc0)" "3 4" "pfc_en with no pfcwd qdisc left"
+	grep -q "^rc0 " $DBG && fail "port left without a qdisc"
+	return 0
+}
+
+port_flip() {
+	if [ -e /sys/class/net/rc1 ]; then
+		echo rc1 > $PFCSIM_DFS/del_port
+	else
+		echo rc1 > $PFCSIM_DFS/new_port && ip link set rc1 up &&
+			tc qdisc add dev rc1 root pfcwd &&
+			echo 3 > $PFCSIM_DFS/rc1/rx_storm
+	fi
+}
+
+test_port_delete() {
+	reset_all
+	pfcsim_new rc0
+	tc qdisc add dev rc0 root pfcwd || fail "qdisc"
+	echo 10 > /sys/class/net/rc0/pfcwd/detection_time_ms
+	loop_bg storm_flip rc0
+	loop_bg port_flip
+	loop_bg read_all rc1
+	loop_bg random_knob rc1
+	wait
+	settle rc0
+	expect_eq "$(pfc_on rc0)" "3 4" "the other port's pfc_en"
+	[ -e /sys/class/net/rc1 ] && echo rc1 > $PFCSIM_DFS/del_port
+	grep -q "^rc1 " $DBG && fail "deleted port still watched"
+	return 0
+}
+
+test_netns_delete() {
+	reset_all
+	for i in 1 2 3 4 5; do
+		pfcsim_new rc0
+		ip netns add pfrace || fail "netns"
+		ip link set rc0 netns pfrace || fail "move"
+		ip netns exec pfrace ip link set rc0 up
+		ip netns exec pfrace tc qdisc add dev rc0 root pfcwd || fail "qdisc in netns"
+		echo 5 > $PFCSIM_DFS/rc0/rx_storm
+		echo 3 > $PFCSIM_DFS/rc0/rx_storm
+		sleep 0.3
+		ip netns del pfrace
+		# The device comes back to init_net without its qdisc.
+		for t in $(seq 50); do
+			[ -e /sys/class/net/rc0 ] && break
+			sleep 0.1
+		done
+		[ -e /sys/class/net/rc0 ] || fail "rc0 did not come back"
+		expect_eq "$(pfc_on rc0)" "3 4" "pfc_en after netns delete $i"
+		grep -q "^rc0 " $DBG && fail "port survived netns delete"
+		echo rc0 > $PFCSIM_DFS/del_port
+	done
+	return 0
+}
+
+test_module_unload() {
+	reset_all
+	for i in $(seq 0 7); do pfcsim_new "rc$i"; done
+	for round in 1 2 3 4 5; do
+		load_mod pfcwd
+		for i in $(seq 0 7); do
+			echo 10 > /sys/module/pfcwd/parameters/detection_time_ms
+			tc qdisc add dev "rc$i" root pfcwd || fail "qdisc rc$i"
+			echo 3,4 > "$PFCSIM_DFS/rc$i/rx_storm"
+		done
+		sleep 0.$((RANDOM % 3 + 1))
+		for i in $(seq 0 7); do tc qdisc del dev "rc$i" root; done
+		modprobe -r pfcwd || fail "unload, round $round"
+		for i in $(seq 0 7); do
+			expect_eq "$(pfc_on "rc$i")" "3 4" "rc$i pfc_en after round $round"
+			echo > "$PFCSIM_DFS/rc$i/rx_storm"
+		done
+	done
+	return 0
+}
+
+TESTS=(
+	"test_concurrent_config	race: concurrent sysfs writes and reads during storms"
+	"test_qdisc_replace	race: qdisc replaced and deleted during storms"
+	"test_port_delete	race: ports created and deleted during storms and sysfs access"
+	"test_netns_delete	race: netns deleted with a stormed port inside"
+	"test_module_unload	race: module unloaded right after storms on 8 ports"
+)
+
+tap_main "$@"
