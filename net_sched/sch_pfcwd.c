@@ -3,7 +3,10 @@
  * sch_pfcwd - the PFC-aware qdisc of pfcwd.
  *
  * Eight FIFO bands, one per IEEE 802.1p priority, served in strict priority
- * order: band 7 first, band 0 last.  A packet's band is its priority
+ * order: band 7 first, band 0 last - except that a band whose head packet's
+ * TX queue is stopped (the priority is paused) is passed over, so that
+ * nothing behind a paused priority waits.  On a device with traffic
+ * classes, packets are steered to a TX queue of their priority's class.  A packet's band is its priority
  * (skb->priority 0..7); a packet whose skb->priority names one of this
  * qdisc's classes (MAJOR:1..MAJOR:8) goes to that class's band; anything
  * else is best effort, band 0.  Each band holds at most "limit" packets
@@ -12,6 +15,13 @@
  *
  * Band P is class MAJOR:P+1, so "tc -s class show" lists eight classes with
  * their own byte, packet, drop and backlog counters.
+ *
+ * The watchdog (pfcwd/) tells the datapath what to do with a stormed
+ * priority through port->prio[P].dp_action, read with READ_ONCE: DROP
+ * empties the band at the next dequeue and drops new packets, FORWARD
+ * only counts what goes out.  Those drops and forwards are counted in the
+ * port (atomics, written only while mitigating); the fast path adds one
+ * read per packet and nothing else.
  *
  * Locking and context:
  *  - enqueue, dequeue, peek and reset run with the qdisc root lock held
@@ -25,6 +35,7 @@
  */
 #include <linux/kernel.h>
 #include <linux/module.h>
+#include <linux/random.h>
 #include <linux/netdevice.h>
 #include <linux/skbuff.h>
 #include <net/netlink.h>
@@ -70,18 +81,51 @@ static unsigned int pfcwd_sched_band(const struct sk_buff *skb,
 	return prio < PFCWD_NUM_PRIO ? prio : 0;
 }
 
+/*
+ * Steers @skb to a TX queue of its priority's traffic class, when the
+ * device has traffic classes: the stack picked one from skb->priority,
+ * which may not be the priority the band was chosen by.
+ */
+static void pfcwd_sched_steer(struct sk_buff *skb, struct net_device *dev,
+			      unsigned int prio)
+{
+	const struct netdev_tc_txq *tc;
+	u16 qid = skb_get_queue_mapping(skb);
+
+	if (!netdev_get_num_tc(dev))
+		return;
+	tc = &dev->tc_to_txq[netdev_get_prio_tc_map(dev, prio)];
+	if (!tc->count || (qid >= tc->offset && qid < tc->offset + tc->count))
+		return;
+	skb_set_queue_mapping(skb, tc->offset +
+			      reciprocal_scale(skb_get_hash(skb), tc->count));
+}
+
+static u8 pfcwd_sched_action(const struct pfcwd_sched *q, unsigned int prio)
+{
+	return READ_ONCE(q->port->prio[prio].dp_action);
+}
+
 static int pfcwd_sched_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 			       struct sk_buff **to_free)
 {
 	struct pfcwd_sched *q = qdisc_priv(sch);
-	struct pfcwd_band *b = &q->bands[pfcwd_sched_band(skb, sch)];
+	unsigned int prio = pfcwd_sched_band(skb, sch);
+	struct pfcwd_band *b = &q->bands[prio];
 	unsigned int len = qdisc_pkt_len(skb);
 
+	if (unlikely(pfcwd_sched_action(q, prio) == PFCWD_DP_DROP)) {
+		/* The priority is stormed: its traffic goes nowhere. */
+		atomic64_inc(&q->port->prio[prio].tx_dropped);
+		b->qstats.drops++;
+		return qdisc_drop(skb, sch, to_free);
+	}
 	if (unlikely(b->q.qlen >= q->limit)) {
 		b->qstats.drops++;
 		return qdisc_drop(skb, sch, to_free);
 	}
 
+	pfcwd_sched_steer(skb, qdisc_dev(sch), prio);
 	__qdisc_enqueue_tail(skb, &b->q);
 	b->qstats.backlog += len;
 	qdisc_qstats_backlog_inc(sch, skb);
@@ -89,21 +133,66 @@ static int pfcwd_sched_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	return NET_XMIT_SUCCESS;
 }
 
-static struct pfcwd_band *pfcwd_sched_first(struct pfcwd_sched *q)
+/*
+ * Drops everything queued in band @prio, for the watchdog.  Root lock
+ * held; may run in the datapath (dequeue), hence kfree_skb().
+ */
+static void pfcwd_sched_flush(struct Qdisc *sch, struct pfcwd_sched *q,
+			      unsigned int prio)
 {
+	struct pfcwd_band *b = &q->bands[prio];
+	unsigned int pkts = 0, bytes = 0;
+	struct sk_buff *skb;
+
+	while ((skb = __qdisc_dequeue_head(&b->q))) {
+		pkts++;
+		bytes += qdisc_pkt_len(skb);
+		qdisc_qstats_backlog_dec(sch, skb);
+		qdisc_qstats_drop(sch);
+		sch->q.qlen--;
+		kfree_skb(skb);
+	}
+	b->qstats.backlog = 0;
+	b->qstats.drops += pkts;
+	atomic64_add(pkts, &q->port->prio[prio].tx_dropped);
+	qdisc_tree_reduce_backlog(sch, pkts, bytes);
+}
+
+/*
+ * The band to serve next: the highest priority with a packet whose TX
+ * queue is not stopped (paused), so that a paused priority never holds up
+ * the others.  With @flush, bands the watchdog drops are emptied on the
+ * way (dequeue); without (peek), they are only passed over.
+ */
+static struct pfcwd_band *pfcwd_sched_next(struct Qdisc *sch, bool flush)
+{
+	struct pfcwd_sched *q = qdisc_priv(sch);
+	struct net_device *dev = qdisc_dev(sch);
 	int prio;
 
-	for (prio = PFCWD_NUM_PRIO - 1; prio >= 0; prio--)
-		if (q->bands[prio].q.qlen)
-			return &q->bands[prio];
+	for (prio = PFCWD_NUM_PRIO - 1; prio >= 0; prio--) {
+		struct pfcwd_band *b = &q->bands[prio];
+
+		if (!b->q.qlen)
+			continue;
+		if (unlikely(pfcwd_sched_action(q, prio) == PFCWD_DP_DROP)) {
+			if (flush)
+				pfcwd_sched_flush(sch, q, prio);
+			continue;
+		}
+		if (netif_xmit_stopped(skb_get_tx_queue(dev, b->q.head)))
+			continue;
+		return b;
+	}
 	return NULL;
 }
 
 static struct sk_buff *pfcwd_sched_dequeue(struct Qdisc *sch)
 {
 	struct pfcwd_sched *q = qdisc_priv(sch);
-	struct pfcwd_band *b = pfcwd_sched_first(q);
+	struct pfcwd_band *b = pfcwd_sched_next(sch, true);
 	struct sk_buff *skb;
+	unsigned int prio;
 
 	if (!b)
 		return NULL;
@@ -114,12 +203,16 @@ static struct sk_buff *pfcwd_sched_dequeue(struct Qdisc *sch)
 	qdisc_qstats_backlog_dec(sch, skb);
 	qdisc_bstats_update(sch, skb);
 	sch->q.qlen--;
+
+	prio = b - q->bands;
+	if (unlikely(pfcwd_sched_action(q, prio) == PFCWD_DP_FORWARD))
+		atomic64_inc(&q->port->prio[prio].tx_forwarded);
 	return skb;
 }
 
 static struct sk_buff *pfcwd_sched_peek(struct Qdisc *sch)
 {
-	struct pfcwd_band *b = pfcwd_sched_first(qdisc_priv(sch));
+	struct pfcwd_band *b = pfcwd_sched_next(sch, false);
 
 	return b ? b->q.head : NULL;
 }

@@ -100,12 +100,19 @@ static void pfcwd_action_apply(struct pfcwd_port *port, int prio, bool tx)
 		return;
 	pp->mitigating = true;
 	pp->applied = action;
+	pp->tx_dropped_base = atomic64_read(&pp->tx_dropped);
+	pp->rx_dropped_base = atomic64_read(&pp->rx_dropped);
+	pp->tx_forwarded_base = atomic64_read(&pp->tx_forwarded);
 	if (action == PFCWD_ACTION_ALERT)
 		return;
-	pp->pfc_cleared = pfcwd_pfc_bit(port, prio, false);
+	/*
+	 * The datapath first: leaving pfc_en wakes the priority's TX queue,
+	 * and what was queued must meet the action, not go out as before.
+	 */
 	if (!tx)
 		WRITE_ONCE(pp->dp_action, action == PFCWD_ACTION_DROP ?
 			   PFCWD_DP_DROP : PFCWD_DP_FORWARD);
+	pp->pfc_cleared = pfcwd_pfc_bit(port, prio, false);
 }
 
 /**
@@ -137,7 +144,8 @@ static void pfcwd_log_restored(struct pfcwd_port *port, int prio,
 	pfcwd_log(port,
 		  "prio %d: PFC storm restored%s after %u ms (tx dropped %llu, rx dropped %llu)\n",
 		  prio, how, pfcwd_ms(pp->sm.stats.last_storm_ns),
-		  pp->tx_dropped, pp->rx_dropped);
+		  atomic64_read(&pp->tx_dropped) - pp->tx_dropped_base,
+		  atomic64_read(&pp->rx_dropped) - pp->rx_dropped_base);
 }
 
 /**

@@ -8,7 +8,8 @@
  *       granularity_us N next_poll_ns N
  *   DEV prio P watched W state S latch R detected N restored N tx_storms N
  *       slow N rx_pause N tx_pause N last_paused_us N last_storm_us N
- *       detected_at_ns N restored_at_ns N
+ *       detected_at_ns N restored_at_ns N tx_dropped N rx_dropped N
+ *       tx_forwarded N
  * (the last two: CLOCK_MONOTONIC times of the last detection/restoration)
  *
  * /sys/kernel/debug/pfcwd/poll: the poller's cost so far,
@@ -43,7 +44,7 @@ static void pfcwd_debugfs_port(struct seq_file *m, struct pfcwd_port *port)
 		const struct pfcwd_storm *sm = &port->prio[p].sm;
 		const struct pfcwd_storm_stats *st = &sm->stats;
 
-		seq_printf(m, "%s prio %d watched %d state %s latch %s detected %llu restored %llu tx_storms %llu slow %llu rx_pause %llu tx_pause %llu last_paused_us %llu last_storm_us %llu detected_at_ns %llu restored_at_ns %llu\n",
+		seq_printf(m, "%s prio %d watched %d state %s latch %s detected %llu restored %llu tx_storms %llu slow %llu rx_pause %llu tx_pause %llu last_paused_us %llu last_storm_us %llu detected_at_ns %llu restored_at_ns %llu tx_dropped %lld rx_dropped %lld tx_forwarded %lld\n",
 			   port->name, p, !!(port->cfg.prios & BIT(p)),
 			   pfcwd_state_name(sm->state),
 			   pfcwd_latch_name(sm->latch), st->detected,
@@ -51,7 +52,10 @@ static void pfcwd_debugfs_port(struct seq_file *m, struct pfcwd_port *port)
 			   st->rx_pause, st->tx_pause,
 			   div_u64(st->last_paused_ns, NSEC_PER_USEC),
 			   div_u64(st->last_storm_ns, NSEC_PER_USEC),
-			   st->last_detected_at, st->last_restored_at);
+			   st->last_detected_at, st->last_restored_at,
+			   atomic64_read(&port->prio[p].tx_dropped),
+			   atomic64_read(&port->prio[p].rx_dropped),
+			   atomic64_read(&port->prio[p].tx_forwarded));
 	}
 }
 

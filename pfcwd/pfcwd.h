@@ -83,9 +83,17 @@ struct pfcwd_prio {
 	bool mitigating;		/* an action is applied */
 	bool pfc_cleared;		/* we cleared this priority's pfc_en bit */
 	u8 dp_action;			/* PFCWD_DP_*, for the datapath */
-	u64 tx_dropped;			/* datapath counters (qdisc) */
-	u64 rx_dropped;
-	u64 tx_forwarded;
+
+	/*
+	 * Packets the datapath dropped or forwarded for the watchdog, since
+	 * the port was created; written (only while mitigating) by every
+	 * qdisc of the port, hence atomic.  *_base: their values when the
+	 * last storm began, for the last storm's figures.
+	 */
+	atomic64_t tx_dropped;
+	atomic64_t rx_dropped;
+	atomic64_t tx_forwarded;
+	u64 tx_dropped_base, rx_dropped_base, tx_forwarded_base;
 };
 
 /* What the datapath does with a priority's packets. */
