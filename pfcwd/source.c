@@ -103,8 +103,9 @@ void pfcwd_source_sample(struct pfcwd_port *port, int prio,
 		s->rx_pause = atomic64_read(&push->xoff);
 		s->xoff_first = atomic64_xchg(&push->first, 0);
 		s->xoff_last = s->xoff_first ? atomic64_read(&push->last) : 0;
-		if (s->xoff_last > s->now)
-			s->xoff_last = s->now;
+		/* Frames pushed after the counters were read count as "now". */
+		s->xoff_first = min(s->xoff_first, s->now);
+		s->xoff_last = min(s->xoff_last, s->now);
 	} else {
 		s->rx_pause = c->indications[prio];
 	}

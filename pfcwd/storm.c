@@ -360,9 +360,12 @@ unsigned int pfcwd_storm_sample(struct pfcwd_storm *sm,
 	sm->stats.rx_pause += d_rx_pause;
 	sm->stats.tx_pause += d_tx_pause;
 
+	/* Exact times, when given, cannot be later than the sample. */
 	xoff = d_rx_pause > 0;
-	first = s->xoff_first ? s->xoff_first : s->now;
-	last = s->xoff_last ? s->xoff_last : s->now;
+	first = s->xoff_first && s->xoff_first < s->now ? s->xoff_first : s->now;
+	last = s->xoff_last && s->xoff_last < s->now ? s->xoff_last : s->now;
+	if (first > last)
+		first = last;
 	tx_moved = (s->valid & PFCWD_SAMPLE_TX) && d_tx_packets > 0;
 
 	if (sm->state == PFCWD_OPERATIONAL)

@@ -11,7 +11,7 @@
 #include "../../../pfcwd/storm.h"
 #include "tap.h"
 
-#define N_TESTS		230
+#define N_TESTS		232
 
 #define US(n)		((u64)(n) * 1000ULL)
 #define MS(n)		((u64)(n) * PFCWD_NSEC_PER_MSEC)
@@ -1387,6 +1387,36 @@ static void test_names(void)
 }
 
 /*
+ * An exact source may stamp a frame after the sample's time (pushed
+ * between the counter read and the sample): that is "now", never later,
+ * and never makes the elapsed time wrap into an instant detection.
+ */
+static void test_exact_future(void)
+{
+	struct pfcwd_storm_config cfg = cfg_t(MS(200), MS(200));
+	struct pfcwd_storm sm;
+	struct pfcwd_sample s = { .now = BASE };
+	unsigned int ev = 0;
+
+	pfcwd_storm_init(&sm);
+	pfcwd_storm_sample(&sm, &cfg, &s);
+	s.now += TICK;
+	s.rx_pause++;
+	s.xoff_first = s.now + US(300);
+	s.xoff_last = s.now + US(400);
+	ev |= pfcwd_storm_sample(&sm, &cfg, &s);
+	tap_ok(sm.pause_start == s.now && sm.pause_last == s.now,
+	       "a frame stamped after the sample counts at the sample");
+	s.now += TICK;
+	s.rx_pause++;
+	s.xoff_first = s.now - US(500);
+	s.xoff_last = s.now - US(100);
+	ev |= pfcwd_storm_sample(&sm, &cfg, &s);
+	tap_ok(!ev && pfcwd_storm_deadline(&sm, &cfg) == BASE + TICK + MS(200),
+	       "no detection from a stamp in the future");
+}
+
+/*
  * Late samples over a steady storm continue it; a late sample whose frames
  * are only the start of a new burst does not (storm.h: half the rate).
  */
@@ -1455,6 +1485,7 @@ int main(void)
 	test_valid();
 	test_sparse();
 	test_late_samples();
+	test_exact_future();
 	test_storm_limit();
 	test_slow();
 	test_counter_delta();
