@@ -6,10 +6,10 @@
  * order: band 7 first, band 0 last - except that a band whose head packet's
  * TX queue is stopped (the priority is paused) is passed over, so that
  * nothing behind a paused priority waits.  On a device with traffic
- * classes, packets are steered to a TX queue of their priority's class.  A packet's band is its priority
- * (skb->priority 0..7); a packet whose skb->priority names one of this
- * qdisc's classes (MAJOR:1..MAJOR:8) goes to that class's band; anything
- * else is best effort, band 0.  Each band holds at most "limit" packets
+ * classes, packets are steered to a TX queue of their priority's class.
+ * A packet's band is its priority (skb->priority 0..7); a packet whose
+ * skb->priority names one of this qdisc's classes (MAJOR:1..MAJOR:8) goes
+ * to that class's band; anything else is best effort, band 0.  Each band holds at most "limit" packets
  * (default: the device's tx_queue_len when the qdisc is created); a packet
  * arriving at a full band is dropped and counted against that band.
  *
