@@ -9,9 +9,10 @@
  * classes, packets are steered to a TX queue of their priority's class.
  * A packet's band is its priority (skb->priority 0..7); a packet whose
  * skb->priority names one of this qdisc's classes (MAJOR:1..MAJOR:8) goes
- * to that class's band; anything else is best effort, band 0.  Each band holds at most "limit" packets
- * (default: the device's tx_queue_len when the qdisc is created); a packet
- * arriving at a full band is dropped and counted against that band.
+ * to that class's band; anything else is best effort, band 0.  Each band
+ * holds at most "limit" packets (default: the device's tx_queue_len when
+ * the qdisc is created); a packet arriving at a full band is dropped and
+ * counted against that band.
  *
  * Band P is class MAJOR:P+1, so "tc -s class show" lists eight classes with
  * their own byte, packet, drop and backlog counters.
