@@ -7,9 +7,9 @@
  * TX queue is stopped (the priority is paused) is passed over, so that
  * nothing behind a paused priority waits.  On a device with traffic
  * classes, packets are steered to a TX queue of their priority's class.
- * A packet's band is its priority (skb->priority 0..7); a packet whose
- * skb->priority names one of this qdisc's classes (MAJOR:1..MAJOR:8) goes
- * to that class's band; anything else is best effort, band 0.  Each band
+ * A packet's band is its priority: the class its skb->priority names
+ * (MAJOR:1..MAJOR:8 of this qdisc), else the PCP of a VLAN-tagged frame,
+ * else skb->priority when it is 0..7; anything else is best effort, band 0.  Each band
  * holds at most "limit" packets (default: the device's tx_queue_len when
  * the qdisc is created); a packet arriving at a full band is dropped and
  * counted against that band.
@@ -34,6 +34,7 @@
  *    that the datapath writes: byte/packet counters through u64_stats, the
  *    rest as snapshots, as every qdisc does.
  */
+#include <linux/if_vlan.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/random.h>
@@ -67,10 +68,30 @@ static const struct nla_policy pfcwd_tc_policy[TCA_PFCWD_MAX + 1] = {
 	[TCA_PFCWD_LIMIT] = NLA_POLICY_FULL_RANGE(NLA_U32, &pfcwd_limit_range),
 };
 
+/* The 802.1p priority of a VLAN-tagged frame (out of band or in it), or -1. */
+static int pfcwd_sched_pcp(const struct sk_buff *skb)
+{
+	const struct vlan_ethhdr *veth;
+
+	if (skb_vlan_tag_present(skb))
+		return skb_vlan_tag_get_prio(skb);
+	if (skb_headlen(skb) < VLAN_ETH_HLEN)
+		return -1;
+	veth = (const struct vlan_ethhdr *)skb->data;
+	if (!eth_type_vlan(veth->h_vlan_proto))
+		return -1;
+	return (ntohs(veth->h_vlan_TCI) & VLAN_PRIO_MASK) >> VLAN_PRIO_SHIFT;
+}
+
+/*
+ * A packet's band: the class skb->priority names, else the VLAN PCP of a
+ * tagged frame, else skb->priority when it is 0-7, else best effort (0).
+ */
 static unsigned int pfcwd_sched_band(const struct sk_buff *skb,
 				     const struct Qdisc *sch)
 {
 	u32 prio = skb->priority;
+	int pcp;
 
 	if (TC_H_MAJ(prio) == sch->handle) {
 		u32 minor = TC_H_MIN(prio);
@@ -79,6 +100,9 @@ static unsigned int pfcwd_sched_band(const struct sk_buff *skb,
 			return minor - 1;
 		return 0;
 	}
+	pcp = pfcwd_sched_pcp(skb);
+	if (pcp >= 0)
+		return pcp;
 	return prio < PFCWD_NUM_PRIO ? prio : 0;
 }
 

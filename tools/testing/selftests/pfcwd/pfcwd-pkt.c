@@ -2,11 +2,12 @@
 /*
  * pfcwd-pkt - send and receive numbered test frames with a given priority.
  *
- *   pfcwd-pkt send DEV PRIO COUNT [SIZE]
+ *   pfcwd-pkt send DEV PRIO COUNT [SIZE [PCP]]
  *	Sends COUNT Ethernet frames (EtherType 0x88b5, local experimental)
  *	out of DEV through its qdisc, with skb->priority = PRIO (SO_PRIORITY)
- *	and the priority and a sequence number in the payload.  Prints the
- *	number of frames the stack accepted.
+ *	and the priority and a sequence number in the payload; with PCP, the
+ *	frames carry an 802.1Q tag with that priority (VID 0) in the frame
+ *	itself.  Prints the number of frames the stack accepted.
  *
  *   pfcwd-pkt recv DEV COUNT TIMEOUT_MS
  *	Receives test frames on DEV until COUNT arrived or no frame arrived
@@ -74,17 +75,18 @@ static int open_socket(const char *dev, struct sockaddr_ll *sll)
 }
 
 static int do_send(const char *dev, unsigned int prio, unsigned long count,
-		   unsigned long size)
+		   unsigned long size, int pcp)
 {
 	unsigned char frame[9216];
 	struct pkt_payload pl = { .magic = htonl(PKT_MAGIC), .prio = htonl(prio) };
 	struct sockaddr_ll sll;
 	unsigned long i, sent = 0;
 	int fd, sprio = prio;
+	size_t hlen = pcp >= 0 ? ETH_HLEN + 4 : ETH_HLEN;
 
-	if (size < ETH_HLEN + sizeof(pl) || size > sizeof(frame)) {
+	if (size < hlen + sizeof(pl) || size > sizeof(frame)) {
 		fprintf(stderr, "pfcwd-pkt: size must be %zu..%zu\n",
-			ETH_HLEN + sizeof(pl), sizeof(frame));
+			hlen + sizeof(pl), sizeof(frame));
 		return 2;
 	}
 	fd = open_socket(dev, &sll);
@@ -95,11 +97,17 @@ static int do_send(const char *dev, unsigned int prio, unsigned long count,
 	memset(frame, 0xff, ETH_ALEN);			/* broadcast */
 	frame[6] = 0x02;				/* local source */
 	frame[11] = prio;
-	frame[12] = PKT_ETHERTYPE >> 8;
-	frame[13] = PKT_ETHERTYPE & 0xff;
+	if (pcp >= 0) {
+		frame[12] = ETH_P_8021Q >> 8;
+		frame[13] = ETH_P_8021Q & 0xff;
+		frame[14] = pcp << 5;		/* PCP in the top 3 bits, VID 0 */
+		frame[15] = 0;
+	}
+	frame[hlen - 2] = PKT_ETHERTYPE >> 8;
+	frame[hlen - 1] = PKT_ETHERTYPE & 0xff;
 	for (i = 0; i < count; i++) {
 		pl.seq = htonl(i);
-		memcpy(frame + ETH_HLEN, &pl, sizeof(pl));
+		memcpy(frame + hlen, &pl, sizeof(pl));
 		if (send(fd, frame, size, 0) == (ssize_t)size)
 			sent++;
 		else if (errno != ENOBUFS)
@@ -146,17 +154,18 @@ static int do_recv(const char *dev, unsigned long count, int timeout_ms)
 static void print_usage(void)
 {
 	fprintf(stderr,
-		"usage: pfcwd-pkt send DEV PRIO COUNT [SIZE]\n"
+		"usage: pfcwd-pkt send DEV PRIO COUNT [SIZE [PCP]]\n"
 		"       pfcwd-pkt recv DEV COUNT TIMEOUT_MS\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
-	if (argc >= 5 && argc <= 6 && !strcmp(argv[1], "send"))
+	if (argc >= 5 && argc <= 7 && !strcmp(argv[1], "send"))
 		return do_send(argv[2], parse_num(argv[3], 7),
 			       parse_num(argv[4], 100000000),
-			       argc == 6 ? parse_num(argv[5], 9216) : 64);
+			       argc >= 6 ? parse_num(argv[5], 9216) : 64,
+			       argc == 7 ? (int)parse_num(argv[6], 7) : -1);
 	if (argc == 5 && !strcmp(argv[1], "recv"))
 		return do_recv(argv[2], parse_num(argv[3], 100000000),
 			       parse_num(argv[4], 600000));

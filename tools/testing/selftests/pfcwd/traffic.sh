@@ -47,6 +47,26 @@ test_counts_pfcsim() {
 	pfcsim_del psim0
 }
 
+# A VLAN-tagged frame is classified by its PCP and steered to the TX queue
+# of that priority's traffic class, whatever skb->priority says.
+test_vlan_pcp() {
+	load_mod pfcwd
+	[ -e /sys/class/net/psim0 ] && pfcsim_del psim0
+	pfcsim_new psim0
+	tc qdisc add dev psim0 root handle 1: pfcwd || fail "add"
+	expect_eq "$(send psim0 0 12 64 5)" 12 "accepted, skb prio 0, PCP 5"
+	expect_eq "$(send psim0 6 7 64 2)" 7 "accepted, skb prio 6, PCP 2"
+	expect_eq "$(class_stats psim0 1:6)" "12 0 0" "band 5 (class 1:6)"
+	expect_eq "$(class_stats psim0 1:3)" "7 0 0" "band 2 (class 1:3)"
+	expect_eq "$(class_stats psim0 1:1)/$(class_stats psim0 1:7)" "0 0 0/0 0 0" \
+		"bands of skb->priority"
+	expect_eq "$(ethtool_stat psim0 tx_prio5_packets)/$(ethtool_stat psim0 tx_prio2_packets)" \
+		"12/7" "TX queues of the PCPs' traffic classes"
+	expect_eq "$(ethtool_stat psim0 tx_prio0_packets)/$(ethtool_stat psim0 tx_prio6_packets)" \
+		"0/0" "TX queues of skb->priority"
+	pfcsim_del psim0
+}
+
 test_counts_veth() {
 	setup_veth
 	tc qdisc add dev pt0 root handle 1: pfcwd || fail "add"
@@ -151,6 +171,7 @@ test_backlog_reset() {
 
 TESTS=(
 	"test_counts_pfcsim	traffic: per-band and per-TX-queue counters on pfcsim"
+	"test_vlan_pcp	traffic: VLAN PCP classifies and steers tagged frames"
 	"test_counts_veth	traffic: per-band counters on veth, every frame delivered"
 	"test_strict_priority	traffic: strict priority order, FIFO within a band"
 	"test_limit_drops	traffic: per-band limit honoured, drops counted exactly"
