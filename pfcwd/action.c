@@ -102,7 +102,6 @@ static void pfcwd_action_apply(struct pfcwd_port *port, int prio, bool tx)
 	pp->applied = action;
 	pp->tx_dropped_base = atomic64_read(&pp->tx_dropped);
 	pp->rx_dropped_base = atomic64_read(&pp->rx_dropped);
-	pp->tx_forwarded_base = atomic64_read(&pp->tx_forwarded);
 	if (action == PFCWD_ACTION_ALERT)
 		return;
 	/*

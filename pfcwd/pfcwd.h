@@ -87,13 +87,13 @@ struct pfcwd_prio {
 	/*
 	 * Packets the datapath dropped or forwarded for the watchdog, since
 	 * the port was created; written (only while mitigating) by every
-	 * qdisc of the port, hence atomic.  *_base: their values when the
-	 * last storm began, for the last storm's figures.
+	 * qdisc of the port, hence atomic.  *_base: the drop counts when the
+	 * last storm began, for its log line.
 	 */
 	atomic64_t tx_dropped;
 	atomic64_t rx_dropped;
 	atomic64_t tx_forwarded;
-	u64 tx_dropped_base, rx_dropped_base, tx_forwarded_base;
+	u64 tx_dropped_base, rx_dropped_base;
 };
 
 /* What the datapath does with a priority's packets. */

@@ -155,21 +155,27 @@ static ssize_t pfcwd_show_priorities(struct pfcwd_port *port, char *buf)
 	return pfcwd_show_list(buf, port->cfg.prios);
 }
 
-/* Priorities no longer watched are restored and forgotten. */
-static int pfcwd_store_priorities(struct pfcwd_port *port, const char *buf)
+/* Undoes and forgets everything about priorities @mask but their stats. */
+static void pfcwd_sysfs_release(struct pfcwd_port *port, u8 mask)
 {
-	u8 mask, gone;
 	int p;
 
-	if (pfcwd_prio_list_parse(buf, strlen(buf), &mask))
-		return -EINVAL;
-	gone = port->cfg.prios & ~mask;
 	for (p = 0; p < PFCWD_NUM_PRIO; p++) {
-		if (!(gone & BIT(p)))
+		if (!(mask & BIT(p)))
 			continue;
 		pfcwd_action_undo(port, p);
 		pfcwd_storm_forget(&port->prio[p].sm);
 	}
+}
+
+/* Priorities no longer watched are restored and forgotten. */
+static int pfcwd_store_priorities(struct pfcwd_port *port, const char *buf)
+{
+	u8 mask;
+
+	if (pfcwd_prio_list_parse(buf, strlen(buf), &mask))
+		return -EINVAL;
+	pfcwd_sysfs_release(port, port->cfg.prios & ~mask);
 	port->cfg.prios = mask;
 	return 0;
 }
@@ -202,38 +208,32 @@ static ssize_t pfcwd_show_enabled(struct pfcwd_port *port, char *buf)
 static int pfcwd_store_enabled(struct pfcwd_port *port, const char *buf)
 {
 	u32 v;
-	int p;
 
 	if (kstrtou32(buf, 10, &v) || v > 1)
 		return -EINVAL;
-	if (!v && port->cfg.enabled) {
-		for (p = 0; p < PFCWD_NUM_PRIO; p++) {
-			pfcwd_action_undo(port, p);
-			pfcwd_storm_forget(&port->prio[p].sm);
-		}
-	}
+	if (!v && port->cfg.enabled)
+		pfcwd_sysfs_release(port, 0xff);
 	port->cfg.enabled = v;
 	return 0;
 }
 
 PFCWD_ATTR_RW(enabled);
 
-static ssize_t stormed_show(struct device *d, struct device_attribute *attr,
-			    char *buf)
+static ssize_t pfcwd_show_stormed(struct pfcwd_port *port, char *buf)
 {
-	struct pfcwd_port *port = pfcwd_sysfs_port(d);
 	u8 mask = 0;
 	int p;
 
-	if (!port)
-		return -ENODEV;
-	mutex_lock(&port->lock);
 	for (p = 0; p < PFCWD_NUM_PRIO; p++)
 		if (port->prio[p].sm.state != PFCWD_OPERATIONAL)
 			mask |= BIT(p);
-	mutex_unlock(&port->lock);
-	pfcwd_port_put(port);
 	return pfcwd_show_list(buf, mask);
+}
+
+static ssize_t stormed_show(struct device *d, struct device_attribute *attr,
+			    char *buf)
+{
+	return pfcwd_sysfs_show(d, buf, pfcwd_show_stormed);
 }
 
 static DEVICE_ATTR_RO(stormed);

@@ -7,32 +7,6 @@
 
 . "$(dirname "$0")/lib.sh"
 
-DBG=/sys/kernel/debug/pfcwd/ports
-
-reset_all() {
-	unload_mod pfcsim
-	unload_mod pfcwd
-	load_mod pfcsim
-	load_mod pfcwd
-}
-
-pstat() {
-	awk -v d="$1" -v p="$2" -v k="$3" '
-		$1 == d && $2 == "prio" && $3 == p {
-			for (i = 4; i < NF; i += 2) if ($i == k) print $(i + 1)
-		}' $DBG
-}
-
-wait_state() {
-	local i
-
-	for ((i = 0; i < 300; i++)); do
-		[ "$(pstat "$1" "$2" state)" = "$3" ] && return 0
-		sleep 0.01
-	done
-	fail "$1 prio $2 not $3 within 3 s"
-}
-
 # Waits until "$@" prints the value $1 (at most 3 s).
 wait_eq() {
 	local want=$1 i
@@ -73,7 +47,7 @@ test_drop() {
 	echo 100 > /sys/class/net/dp0/pfcwd/detection_time_ms
 	echo 3 > $PFCSIM_DFS/dp0/rx_storm
 	expect_eq "$(send dp0 3 40)" 40 "prio 3 frames queued before detection"
-	wait_state dp0 3 stormed
+	wait_stat dp0 3 state stormed 3
 	# Mitigation wakes the queue; the band is emptied into the drop count.
 	wait_eq 40 pstat dp0 3 tx_dropped
 	expect_eq "$(send dp0 3 25)" 0 "prio 3 frames accepted while stormed"
@@ -84,7 +58,7 @@ test_drop() {
 	read -r sent drop bl <<< "$(class_stats dp0 1:4)"
 	expect_eq "$sent/$drop/$bl" "0/65/0" "band 3: sent 65 = delivered 0 + dropped 65"
 	echo > $PFCSIM_DFS/dp0/rx_storm
-	wait_state dp0 3 operational
+	wait_stat dp0 3 state operational 3
 	dmesg | grep -q "pfcwd: dp0 prio 3: PFC storm restored after [0-9]* ms (tx dropped 65, rx dropped 0)" ||
 		fail "restoration log with the drop count"
 	expect_eq "$(send dp0 3 10)" 10 "prio 3 after restoration"
@@ -98,14 +72,14 @@ test_forward() {
 	echo 100 > /sys/class/net/dp0/pfcwd/detection_time_ms
 	echo 3 > $PFCSIM_DFS/dp0/rx_storm
 	expect_eq "$(send dp0 3 30)" 30 "prio 3 frames queued before detection"
-	wait_state dp0 3 stormed
+	wait_stat dp0 3 state stormed 3
 	# PFC is off for priority 3: the queue runs, the band drains.
 	wait_eq 30 ethtool_stat dp0 tx_prio3_packets
 	expect_eq "$(send dp0 3 20)" 20 "prio 3 frames accepted while stormed"
 	wait_eq 50 ethtool_stat dp0 tx_prio3_packets
 	expect_eq "$(pstat dp0 3 tx_forwarded)/$(pstat dp0 3 tx_dropped)" 50/0 "forwarded/dropped"
 	echo > $PFCSIM_DFS/dp0/rx_storm
-	wait_state dp0 3 operational
+	wait_stat dp0 3 state operational 3
 	expect_eq "$(send dp0 3 5)" 5 "prio 3 after restoration"
 	wait_eq 55 ethtool_stat dp0 tx_prio3_packets
 	expect_eq "$(pstat dp0 3 tx_forwarded)" 50 "no forward count after restoration"
@@ -117,7 +91,7 @@ test_alert() {
 	echo 100 > /sys/class/net/dp0/pfcwd/detection_time_ms
 	echo 3 > $PFCSIM_DFS/dp0/rx_storm
 	expect_eq "$(send dp0 3 10)" 10 "prio 3 frames queued"
-	wait_state dp0 3 stormed
+	wait_stat dp0 3 state stormed 3
 	sleep 0.2
 	# Still paused (PFC still honoured): queued, neither dropped nor sent.
 	expect_eq "$(class_stats dp0 1:4)" "0 0 10" "band 3 under alert"

@@ -191,3 +191,42 @@ dcb_set() {
 	echo "$err"
 	return 1
 }
+
+# --- pfcwd state, for the storm tests ---------------------------------------
+
+PFCWD_DBG=/sys/kernel/debug/pfcwd/ports
+
+# Removes every pfcsim port (whatever its name or netns, by unloading
+# pfcsim) and both modules, and the netns named $1 if given: a clean start.
+reset_all() {
+	unload_mod pfcsim
+	unload_mod pfcwd
+	[ -n "${1:-}" ] && ip netns del "$1" 2>/dev/null
+	load_mod pfcsim
+	load_mod pfcwd
+}
+
+# One value of pfcwd's debugfs line for DEV $1 prio $2: field $3.
+pstat() {
+	awk -v d="$1" -v p="$2" -v k="$3" '
+		$1 == d && $2 == "prio" && $3 == p {
+			for (i = 4; i < NF; i += 2) if ($i == k) print $(i + 1)
+		}' $PFCWD_DBG
+}
+
+# Waits up to $5 seconds for pstat $3 of DEV $1 prio $2 to equal $4.
+wait_stat() {
+	local i n=$(($5 * 100))
+
+	for ((i = 0; i < n; i++)); do
+		[ "$(pstat "$1" "$2" "$3")" = "$4" ] && return 0
+		sleep 0.01
+	done
+	fail "$1 prio $2: $3 is '$(pstat "$1" "$2" "$3")', wanted '$4' within $5 s"
+}
+
+# The priorities in DEV's pfc_en, as dcb reports them: "3 4".
+pfc_on() {
+	dcb pfc show dev "$1" prio-pfc | grep -o '[0-7]:on' | cut -d: -f1 | tr '\n' ' ' |
+		sed 's/ $//'
+}

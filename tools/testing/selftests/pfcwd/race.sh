@@ -8,21 +8,8 @@
 
 . "$(dirname "$0")/lib.sh"
 
-DBG=/sys/kernel/debug/pfcwd/ports
+DBG=$PFCWD_DBG
 RACE_SECONDS=${RACE_SECONDS:-6}
-
-reset_all() {
-	unload_mod pfcsim
-	unload_mod pfcwd
-	ip netns del pfrace 2>/dev/null
-	load_mod pfcsim
-	load_mod pfcwd
-}
-
-pfc_on() {
-	dcb pfc show dev "$1" prio-pfc | grep -o '[0-7]:on' | cut -d: -f1 | tr '\n' ' ' |
-		sed 's/ $//'
-}
 
 # Runs "$@" in a loop in the background until $RACE_SECONDS have passed.
 loop_bg() {
@@ -74,7 +61,7 @@ settle() {
 }
 
 test_concurrent_config() {
-	reset_all
+	reset_all pfrace
 	pfcsim_new rc0
 	tc qdisc add dev rc0 root pfcwd || fail "qdisc"
 	loop_bg storm_flip rc0
@@ -101,7 +88,7 @@ qdisc_flip() {
 }
 
 test_qdisc_replace() {
-	reset_all
+	reset_all pfrace
 	pfcsim_new rc0
 	echo 10 > /sys/module/pfcwd/parameters/detection_time_ms
 	loop_bg storm_flip rc0
@@ -127,7 +114,7 @@ port_flip() {
 }
 
 test_port_delete() {
-	reset_all
+	reset_all pfrace
 	pfcsim_new rc0
 	tc qdisc add dev rc0 root pfcwd || fail "qdisc"
 	echo 10 > /sys/class/net/rc0/pfcwd/detection_time_ms
@@ -144,7 +131,7 @@ test_port_delete() {
 }
 
 test_netns_delete() {
-	reset_all
+	reset_all pfrace
 	for i in 1 2 3 4 5; do
 		pfcsim_new rc0
 		ip netns add pfrace || fail "netns"
@@ -169,7 +156,7 @@ test_netns_delete() {
 }
 
 test_module_unload() {
-	reset_all
+	reset_all pfrace
 	for i in $(seq 0 7); do pfcsim_new "rc$i"; done
 	for round in 1 2 3 4 5; do
 		load_mod pfcwd

@@ -6,18 +6,8 @@
 
 . "$(dirname "$0")/lib.sh"
 
-DBG=/sys/kernel/debug/pfcwd/ports
+DBG=$PFCWD_DBG
 TIMING=$SELFTEST_DIR/storm_timing.py
-
-# Removes every pfcsim port (whatever its name or netns, by unloading
-# pfcsim) and both modules: each case starts clean.
-reset_all() {
-	unload_mod pfcsim
-	unload_mod pfcwd
-	ip netns del pfns 2>/dev/null
-	load_mod pfcsim
-	load_mod pfcwd
-}
 
 # A pfcsim port with a pfcwd qdisc: the port is watched.
 watched_port() {
@@ -36,33 +26,8 @@ sim() {
 	echo "$3" > "$PFCSIM_DFS/$1/$2" || fail "cannot write pfcsim $1/$2: $3"
 }
 
-# One value of pfcwd's debugfs line for DEV prio P.
-pstat() {
-	awk -v d="$1" -v p="$2" -v k="$3" '
-		$1 == d && $2 == "prio" && $3 == p {
-			for (i = 4; i < NF; i += 2) if ($i == k) print $(i + 1)
-		}' $DBG
-}
-
-# Waits up to $5 seconds for pstat $3 of DEV $1 prio $2 to equal $4.
-wait_stat() {
-	local i n=$(($5 * 100))
-
-	for ((i = 0; i < n; i++)); do
-		[ "$(pstat "$1" "$2" "$3")" = "$4" ] && return 0
-		sleep 0.01
-	done
-	fail "$1 prio $2: $3 is '$(pstat "$1" "$2" "$3")', wanted '$4' within $5 s"
-}
-
-# The priorities in DEV's pfc_en, as dcb reports them: "3 4".
-pfc_on() {
-	dcb pfc show dev "$1" prio-pfc | grep -o '[0-7]:on' | cut -d: -f1 | tr '\n' ' ' |
-		sed 's/ $//'
-}
-
 test_timing_200ms() {
-	reset_all
+	reset_all pfns
 	watched_port sw1
 	expect_eq "$(knob sw1 detection_time_ms)/$(knob sw1 restoration_time_ms)" 200/200 "defaults"
 	python3 "$TIMING" sw1 3 10 --json "$PFCWD_RESULTS/timing-200-$(uname -r).json" ||
@@ -74,7 +39,7 @@ test_timing_200ms() {
 }
 
 test_timing_20ms() {
-	reset_all
+	reset_all pfns
 	watched_port sw1
 	set_knob sw1 detection_time_ms 20
 	set_knob sw1 restoration_time_ms 20
@@ -83,7 +48,7 @@ test_timing_20ms() {
 }
 
 test_short_bursts() {
-	reset_all
+	reset_all pfns
 	watched_port sw1
 	set_knob sw1 detection_time_ms 300
 	for i in $(seq 20); do
@@ -99,7 +64,7 @@ test_short_bursts() {
 }
 
 test_two_ports_two_prios() {
-	reset_all
+	reset_all pfns
 	watched_port sw1
 	watched_port sw2
 	sim sw1 rx_storm 3
@@ -123,7 +88,7 @@ test_two_ports_two_prios() {
 }
 
 test_link_flaps() {
-	reset_all
+	reset_all pfns
 	watched_port sw1
 	sleep 0.2
 	for i in $(seq 20); do
@@ -147,7 +112,7 @@ test_link_flaps() {
 }
 
 test_qdisc_delete_mid_storm() {
-	reset_all
+	reset_all pfns
 	watched_port sw1
 	sim sw1 rx_storm 3,4
 	wait_stat sw1 3 state stormed 3
@@ -162,7 +127,7 @@ test_qdisc_delete_mid_storm() {
 }
 
 test_unload_mid_storm() {
-	reset_all
+	reset_all pfns
 	watched_port sw1
 	sim sw1 rx_storm 3
 	wait_stat sw1 3 state stormed 3
@@ -178,7 +143,7 @@ test_unload_mid_storm() {
 }
 
 test_del_port_mid_storm() {
-	reset_all
+	reset_all pfns
 	watched_port sw1
 	watched_port sw2
 	sim sw1 rx_storm 3
@@ -194,7 +159,7 @@ test_del_port_mid_storm() {
 }
 
 test_blind_counters() {
-	reset_all
+	reset_all pfns
 	watched_port sw1
 	sim sw1 count_when_disabled 0
 	sim sw1 rx_storm 3
@@ -215,7 +180,7 @@ test_blind_counters() {
 }
 
 test_storm_limit() {
-	reset_all
+	reset_all pfns
 	watched_port sw1
 	set_knob sw1 storm_limit 3
 	set_knob sw1 detection_time_ms 50
@@ -242,7 +207,7 @@ test_storm_limit() {
 }
 
 test_tx_storm() {
-	reset_all
+	reset_all pfns
 	watched_port sw1
 	sim sw1 tx_storm 3
 	wait_stat sw1 3 state latched 3
@@ -258,7 +223,7 @@ test_tx_storm() {
 }
 
 test_slow_receiver() {
-	reset_all
+	reset_all pfns
 	watched_port sw1
 	# Receive keeps going (every 20 ms or so); a long T0 keeps the VM's
 	# scheduling gaps between injections from looking like a NIC-side storm.
@@ -280,7 +245,7 @@ test_slow_receiver() {
 }
 
 test_actions() {
-	reset_all
+	reset_all pfns
 	watched_port sw1
 	set_knob sw1 action alert
 	sim sw1 rx_storm 3
@@ -299,7 +264,7 @@ test_actions() {
 }
 
 test_operator_pfc_change() {
-	reset_all
+	reset_all pfns
 	watched_port sw1
 	sim sw1 rx_storm 3
 	wait_stat sw1 3 state stormed 3
@@ -311,7 +276,7 @@ test_operator_pfc_change() {
 }
 
 test_watched_priorities() {
-	reset_all
+	reset_all pfns
 	watched_port sw1
 	expect_eq "$(knob sw1 priorities)" "3,4" "default: the device's pfc_en"
 	set_knob sw1 priorities 4
@@ -327,7 +292,7 @@ test_watched_priorities() {
 }
 
 test_disable_mid_storm() {
-	reset_all
+	reset_all pfns
 	watched_port sw1
 	sim sw1 rx_storm 3
 	wait_stat sw1 3 state stormed 3
@@ -342,7 +307,7 @@ test_disable_mid_storm() {
 }
 
 test_rename_and_netns() {
-	reset_all
+	reset_all pfns
 	watched_port sw1
 	sim sw1 rx_storm 3
 	wait_stat sw1 3 state stormed 3
@@ -374,7 +339,7 @@ test_rename_and_netns() {
 }
 
 test_sysfs_bad_writes() {
-	reset_all
+	reset_all pfns
 	watched_port sw1
 	local k v before
 	while read -r k v; do
@@ -430,7 +395,7 @@ test_sysfs_bad_writes() {
 }
 
 test_module_params() {
-	reset_all
+	reset_all pfns
 	local p=/sys/module/pfcwd/parameters
 	for kv in "detection_time_ms 0" "detection_time_ms 60001" "restoration_time_ms x" \
 		  "action flood" "poll_quiet_us 10" "poll_fine_us 0" "slow_threshold -1"; do
@@ -450,7 +415,7 @@ test_module_params() {
 }
 
 test_push_source() {
-	reset_all
+	reset_all pfns
 	watched_port sw1
 	set_knob sw1 detection_time_ms 100
 	set_knob sw1 restoration_time_ms 100
@@ -474,7 +439,7 @@ test_push_source() {
 }
 
 test_counters_agree() {
-	reset_all
+	reset_all pfns
 	watched_port sw1
 	sleep 0.1
 	sim sw1 rx_storm 3
