@@ -35,14 +35,6 @@
 
 #include "storm.h"
 
-enum pfcwd_action {
-	PFCWD_ACTION_DROP,
-	PFCWD_ACTION_FORWARD,
-	PFCWD_ACTION_ALERT,
-};
-
-#define PFCWD_TIME_MS_MIN	1
-#define PFCWD_TIME_MS_MAX	60000
 #define PFCWD_DEFAULT_PRIOS	0x18	/* 3,4 when the device has no DCB */
 
 struct pfcwd_config {
@@ -50,8 +42,21 @@ struct pfcwd_config {
 	u32 restore_ms;			/* T1 */
 	enum pfcwd_action action;
 	u8 prios;			/* watched (lossless) priorities */
-	u32 storm_limit;		/* 0..PFCWD_STORM_HISTORY */
+	u32 storm_limit;		/* 0..PFCWD_STORM_LIMIT_MAX */
 	bool enabled;
+};
+
+/* A change to a port's configuration: the fields named in @set. */
+#define PFCWD_CFG_DETECT	BIT(0)
+#define PFCWD_CFG_RESTORE	BIT(1)
+#define PFCWD_CFG_ACTION	BIT(2)
+#define PFCWD_CFG_PRIOS		BIT(3)
+#define PFCWD_CFG_STORM_LIMIT	BIT(4)
+#define PFCWD_CFG_ENABLED	BIT(5)
+
+struct pfcwd_config_change {
+	unsigned int set;
+	struct pfcwd_config cfg;
 };
 
 /* Module-wide settings (params.c), read with READ_ONCE. */
@@ -194,6 +199,13 @@ void pfcwd_action_undo(struct pfcwd_port *port, int prio);
 int pfcwd_action_restore(struct pfcwd_port *port, u8 prios);
 const char *pfcwd_action_name(enum pfcwd_action action);
 int pfcwd_action_parse(const char *buf, enum pfcwd_action *action);
+
+/* config.c */
+int pfcwd_config_check(const struct pfcwd_config_change *chg,
+		       struct netlink_ext_ack *extack);
+int pfcwd_port_configure(struct pfcwd_port *port,
+			 const struct pfcwd_config_change *chg,
+			 struct netlink_ext_ack *extack);
 
 /* sysfs.c */
 int pfcwd_sysfs_add(struct pfcwd_port *port);

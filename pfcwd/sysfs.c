@@ -12,8 +12,9 @@
  *   restore              wo  priorities to restore by hand (latched ones)
  *   granularity_us       ro  bound on detection lateness (see poll.c)
  *
- * Writes are parsed strictly; a bad one fails with -EINVAL and changes
- * nothing.  The group hangs off the net_device's kobject, so it follows
+ * Writes are parsed strictly and applied through pfcwd_port_configure()
+ * (config.c), the path tc and netlink share; a bad one fails with -EINVAL
+ * and changes nothing.  The group hangs off the net_device's kobject, so it follows
  * renames and netns moves.
  *
  * Locking and context: process context.  Stores take RTNL with
@@ -66,15 +67,19 @@ static ssize_t pfcwd_sysfs_store(struct device *d, const char *buf,
 	}
 	mutex_lock(&port->lock);
 	err = port->dead ? -ENODEV : fn(port, buf);
-	WRITE_ONCE(port->quiet, false);		/* the next poll is a full one */
 	mutex_unlock(&port->lock);
 	rtnl_unlock();
-	if (!err) {
-		WRITE_ONCE(port->next_poll, 0);
-		pfcwd_poll_kick();
-	}
 	pfcwd_port_put(port);
 	return err ? err : len;
+}
+
+/* Applies one field parsed from a write; port->lock held. */
+static int pfcwd_sysfs_set(struct pfcwd_port *port, unsigned int field,
+			   const struct pfcwd_config *cfg)
+{
+	struct pfcwd_config_change chg = { .set = field, .cfg = *cfg };
+
+	return pfcwd_port_configure(port, &chg, NULL);
 }
 
 #define PFCWD_ATTR_RW(name)						\
@@ -91,16 +96,6 @@ static ssize_t name##_store(struct device *d,				\
 }									\
 static DEVICE_ATTR_RW(name)
 
-static int pfcwd_parse_ms(const char *buf, u32 *ms)
-{
-	u32 v;
-
-	if (kstrtou32(buf, 10, &v) || v < PFCWD_TIME_MS_MIN ||
-	    v > PFCWD_TIME_MS_MAX)
-		return -EINVAL;
-	*ms = v;
-	return 0;
-}
 
 static ssize_t pfcwd_show_detection_time_ms(struct pfcwd_port *port, char *buf)
 {
@@ -110,7 +105,11 @@ static ssize_t pfcwd_show_detection_time_ms(struct pfcwd_port *port, char *buf)
 static int pfcwd_store_detection_time_ms(struct pfcwd_port *port,
 					 const char *buf)
 {
-	return pfcwd_parse_ms(buf, &port->cfg.detect_ms);
+	struct pfcwd_config cfg = {};
+
+	if (kstrtou32(buf, 10, &cfg.detect_ms))
+		return -EINVAL;
+	return pfcwd_sysfs_set(port, PFCWD_CFG_DETECT, &cfg);
 }
 
 PFCWD_ATTR_RW(detection_time_ms);
@@ -124,7 +123,11 @@ static ssize_t pfcwd_show_restoration_time_ms(struct pfcwd_port *port,
 static int pfcwd_store_restoration_time_ms(struct pfcwd_port *port,
 					   const char *buf)
 {
-	return pfcwd_parse_ms(buf, &port->cfg.restore_ms);
+	struct pfcwd_config cfg = {};
+
+	if (kstrtou32(buf, 10, &cfg.restore_ms))
+		return -EINVAL;
+	return pfcwd_sysfs_set(port, PFCWD_CFG_RESTORE, &cfg);
 }
 
 PFCWD_ATTR_RW(restoration_time_ms);
@@ -137,7 +140,11 @@ static ssize_t pfcwd_show_action(struct pfcwd_port *port, char *buf)
 /* A storm in progress keeps the action it started with. */
 static int pfcwd_store_action(struct pfcwd_port *port, const char *buf)
 {
-	return pfcwd_action_parse(buf, &port->cfg.action);
+	struct pfcwd_config cfg = {};
+
+	if (pfcwd_action_parse(buf, &cfg.action))
+		return -EINVAL;
+	return pfcwd_sysfs_set(port, PFCWD_CFG_ACTION, &cfg);
 }
 
 PFCWD_ATTR_RW(action);
@@ -155,29 +162,14 @@ static ssize_t pfcwd_show_priorities(struct pfcwd_port *port, char *buf)
 	return pfcwd_show_list(buf, port->cfg.prios);
 }
 
-/* Undoes and forgets everything about priorities @mask but their stats. */
-static void pfcwd_sysfs_release(struct pfcwd_port *port, u8 mask)
-{
-	int p;
-
-	for (p = 0; p < PFCWD_NUM_PRIO; p++) {
-		if (!(mask & BIT(p)))
-			continue;
-		pfcwd_action_undo(port, p);
-		pfcwd_storm_forget(&port->prio[p].sm);
-	}
-}
-
 /* Priorities no longer watched are restored and forgotten. */
 static int pfcwd_store_priorities(struct pfcwd_port *port, const char *buf)
 {
-	u8 mask;
+	struct pfcwd_config cfg = {};
 
-	if (pfcwd_prio_list_parse(buf, strlen(buf), &mask))
+	if (pfcwd_prio_list_parse(buf, strlen(buf), &cfg.prios))
 		return -EINVAL;
-	pfcwd_sysfs_release(port, port->cfg.prios & ~mask);
-	port->cfg.prios = mask;
-	return 0;
+	return pfcwd_sysfs_set(port, PFCWD_CFG_PRIOS, &cfg);
 }
 
 PFCWD_ATTR_RW(priorities);
@@ -189,12 +181,11 @@ static ssize_t pfcwd_show_storm_limit(struct pfcwd_port *port, char *buf)
 
 static int pfcwd_store_storm_limit(struct pfcwd_port *port, const char *buf)
 {
-	u32 v;
+	struct pfcwd_config cfg = {};
 
-	if (kstrtou32(buf, 10, &v) || v > PFCWD_STORM_HISTORY)
+	if (kstrtou32(buf, 10, &cfg.storm_limit))
 		return -EINVAL;
-	port->cfg.storm_limit = v;
-	return 0;
+	return pfcwd_sysfs_set(port, PFCWD_CFG_STORM_LIMIT, &cfg);
 }
 
 PFCWD_ATTR_RW(storm_limit);
@@ -207,14 +198,13 @@ static ssize_t pfcwd_show_enabled(struct pfcwd_port *port, char *buf)
 /* Disabling restores every priority and forgets all state but the stats. */
 static int pfcwd_store_enabled(struct pfcwd_port *port, const char *buf)
 {
+	struct pfcwd_config cfg = {};
 	u32 v;
 
 	if (kstrtou32(buf, 10, &v) || v > 1)
 		return -EINVAL;
-	if (!v && port->cfg.enabled)
-		pfcwd_sysfs_release(port, 0xff);
-	port->cfg.enabled = v;
-	return 0;
+	cfg.enabled = v;
+	return pfcwd_sysfs_set(port, PFCWD_CFG_ENABLED, &cfg);
 }
 
 PFCWD_ATTR_RW(enabled);
@@ -245,6 +235,9 @@ static int pfcwd_store_restore(struct pfcwd_port *port, const char *buf)
 	if (pfcwd_prio_list_parse(buf, strlen(buf), &mask) || !mask)
 		return -EINVAL;
 	pfcwd_action_restore(port, mask);
+	WRITE_ONCE(port->quiet, false);
+	WRITE_ONCE(port->next_poll, 0);
+	pfcwd_poll_kick();
 	return 0;
 }
 

@@ -2,7 +2,12 @@
 /*
  * pfcwd - PFC storm watchdog: user/kernel ABI.
  *
- * tc: the options of the "pfcwd" qdisc are nested in TCA_OPTIONS.
+ * Two interfaces share the enums below:
+ *  - tc: the options of the "pfcwd" qdisc, nested in TCA_OPTIONS
+ *    (TCA_PFCWD_*), and its extended statistics (struct tc_pfcwd_xstats);
+ *  - the generic netlink family PFCWD_GENL_NAME, version
+ *    PFCWD_GENL_VERSION (PFCWD_CMD_*, PFCWD_A_*), described for ynl by
+ *    Documentation/netlink/specs/pfcwd.yaml.
  */
 #ifndef _UAPI_LINUX_PFCWD_H
 #define _UAPI_LINUX_PFCWD_H
@@ -15,12 +20,161 @@
 /* Largest per-band packet limit accepted by the qdisc. */
 #define PFCWD_LIMIT_MAX		(1U << 20)
 
+/* Range of T0 (detection) and T1 (restoration), milliseconds. */
+#define PFCWD_TIME_MS_MIN	1
+#define PFCWD_TIME_MS_MAX	60000
+
+/* Largest storm limit (storms within the window that latch). */
+#define PFCWD_STORM_LIMIT_MAX	16
+
+/* What the watchdog does to a stormed priority. */
+enum pfcwd_action {
+	PFCWD_ACTION_DROP,	/* drop its traffic, stop honouring pause */
+	PFCWD_ACTION_FORWARD,	/* stop honouring pause, keep forwarding */
+	PFCWD_ACTION_ALERT,	/* counters, log and event only */
+	__PFCWD_ACTION_CNT
+};
+
+#define PFCWD_ACTION_MAX	(__PFCWD_ACTION_CNT - 1)
+
+/* State of one priority. */
+enum pfcwd_prio_state {
+	PFCWD_PRIO_STATE_OPERATIONAL,	/* lossless, watched */
+	PFCWD_PRIO_STATE_STORMED,	/* mitigating a storm */
+	PFCWD_PRIO_STATE_LATCHED,	/* waits for prio-restore */
+};
+
+/* Why a priority latched. */
+enum pfcwd_latch_reason {
+	PFCWD_LATCH_REASON_NONE,
+	PFCWD_LATCH_REASON_STORM_LIMIT,	/* storm limit reached */
+	PFCWD_LATCH_REASON_BLIND,	/* counters blind while PFC off */
+	PFCWD_LATCH_REASON_TX_STORM,	/* this port generated the storm */
+};
+
+/* Where a port's pause information comes from. */
+enum pfcwd_source {
+	PFCWD_SOURCE_NONE,	/* nothing to read: the port sees no pause */
+	PFCWD_SOURCE_DCB,	/* polled dcbnl ieee_getpfc counters */
+	PFCWD_SOURCE_PUSH,	/* the driver calls pfcwd_report_pause() */
+	PFCWD_SOURCE_SOFTWARE,	/* PFC frames received in software */
+};
+
+/* ---- tc ---------------------------------------------------------------- */
+
 enum {
 	TCA_PFCWD_UNSPEC,
 	TCA_PFCWD_LIMIT,	/* u32: per-band packet limit, 1..PFCWD_LIMIT_MAX */
+	TCA_PFCWD_DETECT,	/* u32: T0, ms */
+	TCA_PFCWD_RESTORE,	/* u32: T1, ms */
+	TCA_PFCWD_ACTION,	/* u32: enum pfcwd_action */
+	TCA_PFCWD_LOSSLESS,	/* u8: bitmask of watched priorities */
 	__TCA_PFCWD_MAX
 };
 
 #define TCA_PFCWD_MAX (__TCA_PFCWD_MAX - 1)
+
+/* Extended statistics of one priority (band) of the qdisc. */
+struct tc_pfcwd_prio_xstats {
+	__u32	state;		/* enum pfcwd_prio_state */
+	__u32	flags;		/* TC_PFCWD_PRIO_* */
+	__u64	detected;	/* storms detected */
+	__u64	restored;	/* storms restored */
+	__u64	tx_dropped;	/* packets dropped by the watchdog, tx */
+	__u64	rx_dropped;	/* packets dropped by the watchdog, rx */
+	__u64	tx_forwarded;	/* packets forwarded during a storm */
+};
+
+#define TC_PFCWD_PRIO_WATCHED	0x1	/* a lossless priority */
+#define TC_PFCWD_PRIO_PAUSED	0x2	/* software pause timer running */
+
+struct tc_pfcwd_xstats {
+	struct tc_pfcwd_prio_xstats prio[PFCWD_NUM_PRIO];
+};
+
+/* ---- generic netlink --------------------------------------------------- */
+
+#define PFCWD_GENL_NAME		"pfcwd"
+#define PFCWD_GENL_VERSION	1
+#define PFCWD_MCGRP_EVENTS	"events"
+
+/*
+ * A port: its device, configuration, state, and one PFCWD_A_PORT_PRIO
+ * nest (attribute set "prio") per priority.
+ */
+enum {
+	PFCWD_A_PORT_UNSPEC,
+	PFCWD_A_PORT_IFINDEX,		/* u32 */
+	PFCWD_A_PORT_IFNAME,		/* string */
+	PFCWD_A_PORT_ENABLED,		/* u8: 0 or 1 */
+	PFCWD_A_PORT_DETECT_MS,		/* u32: T0 */
+	PFCWD_A_PORT_RESTORE_MS,	/* u32: T1 */
+	PFCWD_A_PORT_ACTION,		/* u32: enum pfcwd_action */
+	PFCWD_A_PORT_PRIOS,		/* u8: bitmask of priorities */
+	PFCWD_A_PORT_STORM_LIMIT,	/* u32: 0..PFCWD_STORM_LIMIT_MAX */
+	PFCWD_A_PORT_STORMED,		/* u8: bitmask, stormed or latched */
+	PFCWD_A_PORT_GRANULARITY_US,	/* u32: bound on detection lateness */
+	PFCWD_A_PORT_SOURCE,		/* u32: enum pfcwd_source */
+	PFCWD_A_PORT_PFC_EN,		/* u8: the device's pfc_en */
+	PFCWD_A_PORT_QDISCS,		/* u32: pfcwd qdiscs attached */
+	PFCWD_A_PORT_HELD,		/* u8: enabled over netlink */
+	PFCWD_A_PORT_PRIO,		/* nest: "prio", one per priority */
+	PFCWD_A_PORT_PAD,
+	__PFCWD_A_PORT_CNT
+};
+
+#define PFCWD_A_PORT_MAX (__PFCWD_A_PORT_CNT - 1)
+
+/*
+ * One priority.  Counters are since the port was created or its stats
+ * were last cleared; LAST_* describe the last storm only.  Times are
+ * CLOCK_MONOTONIC nanoseconds, 0 when never.
+ */
+enum {
+	PFCWD_A_PRIO_UNSPEC,
+	PFCWD_A_PRIO_PRIO,		/* u8: 0..7 */
+	PFCWD_A_PRIO_WATCHED,		/* u8: 0 or 1 */
+	PFCWD_A_PRIO_STATE,		/* u32: enum pfcwd_prio_state */
+	PFCWD_A_PRIO_LATCH,		/* u32: enum pfcwd_latch_reason */
+	PFCWD_A_PRIO_ACTION,		/* u32: action of the storm in progress */
+	PFCWD_A_PRIO_DETECTED,		/* u64: storms detected */
+	PFCWD_A_PRIO_RESTORED,		/* u64: storms restored */
+	PFCWD_A_PRIO_TX_STORMS,		/* u64: storms generated by the port */
+	PFCWD_A_PRIO_SLOW_EVENTS,	/* u64: slow receiver events */
+	PFCWD_A_PRIO_RX_PAUSE,		/* u64: XOFF frames received */
+	PFCWD_A_PRIO_TX_PAUSE,		/* u64: pause frames sent */
+	PFCWD_A_PRIO_TX_PACKETS,	/* u64: sent (driver counter) */
+	PFCWD_A_PRIO_RX_PACKETS,	/* u64: received (driver counter) */
+	PFCWD_A_PRIO_TX_DROPPED,	/* u64: dropped by the watchdog, tx */
+	PFCWD_A_PRIO_RX_DROPPED,	/* u64: dropped by the watchdog, rx */
+	PFCWD_A_PRIO_TX_FORWARDED,	/* u64: forwarded during storms */
+	PFCWD_A_PRIO_LAST_TX_DROPPED,	/* u64 */
+	PFCWD_A_PRIO_LAST_RX_DROPPED,	/* u64 */
+	PFCWD_A_PRIO_LAST_TX_FORWARDED,	/* u64 */
+	PFCWD_A_PRIO_LAST_PAUSED_US,	/* u64: paused for, when detected */
+	PFCWD_A_PRIO_LAST_STORM_US,	/* u64: detection to restoration */
+	PFCWD_A_PRIO_LAST_DETECTED_NS,	/* u64: time of the last detection */
+	PFCWD_A_PRIO_LAST_RESTORED_NS,	/* u64: time of the last restoration */
+	PFCWD_A_PRIO_EVENT_NS,		/* u64: events: when it happened */
+	PFCWD_A_PRIO_PAD,
+	__PFCWD_A_PRIO_CNT
+};
+
+#define PFCWD_A_PRIO_MAX (__PFCWD_A_PRIO_CNT - 1)
+
+enum {
+	PFCWD_CMD_UNSPEC,
+	PFCWD_CMD_PORT_GET,		/* do (by device) and dump */
+	PFCWD_CMD_PORT_SET,		/* change, create (enabled 1), remove (0) */
+	PFCWD_CMD_STATS_CLEAR,		/* one port, or every port of the netns */
+	PFCWD_CMD_PRIO_RESTORE,		/* restore PFCWD_A_PORT_PRIOS by hand */
+	PFCWD_CMD_STORM_DETECTED,	/* notification */
+	PFCWD_CMD_STORM_RESTORED,	/* notification */
+	PFCWD_CMD_TX_STORM,		/* notification */
+	PFCWD_CMD_SLOW_RECEIVER,	/* notification */
+	__PFCWD_CMD_CNT
+};
+
+#define PFCWD_CMD_MAX (__PFCWD_CMD_CNT - 1)
 
 #endif /* _UAPI_LINUX_PFCWD_H */

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Port configuration changes, one path for every interface (sysfs, tc
+ * options, generic netlink): check the whole change first, then apply it,
+ * so that a bad request changes nothing.
+ *
+ * Applying: priorities no longer watched, or every priority when the port
+ * is disabled, are restored (their pfc_en bits and datapath state put back)
+ * and their state machines forgotten, keeping their stats.  A storm in
+ * progress keeps the action it started with.  The poller is told to take a
+ * full sample of the port next.
+ *
+ * Context: process.  pfcwd_config_check() needs no lock;
+ * pfcwd_port_configure() runs with RTNL and port->lock held.
+ */
+#include <linux/netlink.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+
+#include "pfcwd.h"
+
+/**
+ * pfcwd_config_check - validate a configuration change
+ * @chg: the change; only the fields named in @chg->set are looked at
+ * @extack: for the message naming the bad field
+ *
+ * Return: 0 or -EINVAL.
+ */
+int pfcwd_config_check(const struct pfcwd_config_change *chg,
+		       struct netlink_ext_ack *extack)
+{
+	const struct pfcwd_config *cfg = &chg->cfg;
+
+	if ((chg->set & PFCWD_CFG_DETECT) &&
+	    (cfg->detect_ms < PFCWD_TIME_MS_MIN ||
+	     cfg->detect_ms > PFCWD_TIME_MS_MAX)) {
+		NL_SET_ERR_MSG(extack, "pfcwd: detection time must be 1-60000 ms");
+		return -EINVAL;
+	}
+	if ((chg->set & PFCWD_CFG_RESTORE) &&
+	    (cfg->restore_ms < PFCWD_TIME_MS_MIN ||
+	     cfg->restore_ms > PFCWD_TIME_MS_MAX)) {
+		NL_SET_ERR_MSG(extack, "pfcwd: restoration time must be 1-60000 ms");
+		return -EINVAL;
+	}
+	if ((chg->set & PFCWD_CFG_ACTION) && cfg->action > PFCWD_ACTION_MAX) {
+		NL_SET_ERR_MSG(extack, "pfcwd: action must be drop, forward or alert");
+		return -EINVAL;
+	}
+	if ((chg->set & PFCWD_CFG_STORM_LIMIT) &&
+	    cfg->storm_limit > PFCWD_STORM_LIMIT_MAX) {
+		NL_SET_ERR_MSG(extack, "pfcwd: storm limit must be 0-16");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Undoes and forgets everything about priorities @mask but their stats. */
+static void pfcwd_config_release(struct pfcwd_port *port, u8 mask)
+{
+	int p;
+
+	for (p = 0; p < PFCWD_NUM_PRIO; p++) {
+		if (!(mask & BIT(p)))
+			continue;
+		pfcwd_action_undo(port, p);
+		pfcwd_storm_forget(&port->prio[p].sm);
+	}
+}
+
+/**
+ * pfcwd_port_configure - check and apply a configuration change
+ * @port: the port; RTNL and port->lock held
+ * @chg: the change
+ * @extack: for errors
+ *
+ * Return: 0, -ENODEV if the port is going away, or -EINVAL (nothing
+ * changed).
+ */
+int pfcwd_port_configure(struct pfcwd_port *port,
+			 const struct pfcwd_config_change *chg,
+			 struct netlink_ext_ack *extack)
+{
+	const struct pfcwd_config *in = &chg->cfg;
+	struct pfcwd_config *cfg = &port->cfg;
+	int err;
+
+	ASSERT_RTNL();
+	lockdep_assert_held(&port->lock);
+	if (port->dead) {
+		NL_SET_ERR_MSG(extack, "pfcwd: the port is going away");
+		return -ENODEV;
+	}
+	err = pfcwd_config_check(chg, extack);
+	if (err)
+		return err;
+
+	if (chg->set & PFCWD_CFG_DETECT)
+		cfg->detect_ms = in->detect_ms;
+	if (chg->set & PFCWD_CFG_RESTORE)
+		cfg->restore_ms = in->restore_ms;
+	if (chg->set & PFCWD_CFG_ACTION)
+		cfg->action = in->action;
+	if (chg->set & PFCWD_CFG_STORM_LIMIT)
+		cfg->storm_limit = in->storm_limit;
+	if (chg->set & PFCWD_CFG_PRIOS) {
+		pfcwd_config_release(port, cfg->prios & ~in->prios);
+		cfg->prios = in->prios;
+	}
+	if (chg->set & PFCWD_CFG_ENABLED) {
+		if (!in->enabled && cfg->enabled)
+			pfcwd_config_release(port, 0xff);
+		cfg->enabled = in->enabled;
+	}
+
+	WRITE_ONCE(port->quiet, false);		/* the next poll is a full one */
+	WRITE_ONCE(port->next_poll, 0);
+	pfcwd_poll_kick();
+	return 0;
+}
