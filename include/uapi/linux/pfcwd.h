@@ -118,6 +118,8 @@ enum {
 	PFCWD_A_PORT_PFC_EN,		/* u8: the device's pfc_en */
 	PFCWD_A_PORT_QDISCS,		/* u32: pfcwd qdiscs attached */
 	PFCWD_A_PORT_HELD,		/* u8: enabled over netlink */
+	PFCWD_A_PORT_GLOBAL_PAUSE,	/* u64: 802.3x pause frames received */
+	PFCWD_A_PORT_PAUSE_MALFORMED,	/* u64: bad MAC control frames ignored */
 	PFCWD_A_PORT_PRIO,		/* nest: "prio", one per priority */
 	PFCWD_A_PORT_PAD,
 	__PFCWD_A_PORT_CNT
