@@ -128,6 +128,8 @@ if [ ! -f "$ynl_dir/.done" ]; then
 	base=${base%.tar.*}
 	tar -xf "$tarball" -C "$ynl_dir" --strip-components=1 \
 		"$base/tools/net/ynl" "$base/Documentation/netlink"
+	# Byte-compiled here: the VM sees this tree read-only.
+	/usr/bin/python3 -m compileall -q "$ynl_dir/tools/net/ynl" >/dev/null
 	touch "$ynl_dir/.done"
 fi
 exit 0
