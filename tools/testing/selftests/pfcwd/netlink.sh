@@ -199,13 +199,14 @@ test_bad_requests() {
 	expect_reject EINVAL "name the device" raw port_set detect_ms:u32:100
 	expect_reject ENODEV "not a pfcwd port" raw port_set ifname:str:lo detect_ms:u32:100
 	expect_reject ENODEV "not a pfcwd port" raw port_set ifindex:u32:1 enabled:u8:0
-	expect_reject EINVAL "Missing attribute" raw prio_restore ifname:str:sw1
+	expect_reject EINVAL "priorities to restore" raw prio_restore ifname:str:sw1
 	expect_reject ERANGE "" raw prio_restore ifname:str:sw1 prios:u8:0
 	expect_reject EINVAL "none of these priorities" raw prio_restore ifname:str:sw1 prios:u8:8
 	expect_reject ENODEV "not a pfcwd port" raw stats_clear ifname:str:lo
 	expect_reject EOPNOTSUPP - raw 99
 	expect_reject EOPNOTSUPP - raw storm_detected ifname:str:sw1
-	expect_reject EINVAL "" raw port_get --reserved 1 ifname:str:sw1
+	expect_reject EINVAL "reserved field" raw port_get --reserved 1 ifname:str:sw1
+	expect_reject EINVAL "reserved bits" raw port_get --flags 0x104 ifname:str:sw1
 	expect_eq "$(snapshot)" "$before" "nothing changed"
 	expect_eq "$(knob sw1 detection_time_ms)" 200 "T0 untouched by the half-bad request"
 	[ "$idx" -gt 0 ] || fail "ifindex"
@@ -343,7 +344,7 @@ TESTS=(
 	"test_set	netlink: port-set changes what sysfs shows; enabled holds and releases"
 	"test_port_without_qdisc	netlink: a port without qdisc mitigates on the device, released mid-storm"
 	"test_netns	netlink: netns isolation; held ports move with their device"
-	"test_bad_requests	netlink: 30 bad requests refused with errno and message, nothing changed"
+	"test_bad_requests	netlink: 32 bad requests refused with errno and message, nothing changed"
 	"test_unprivileged	netlink: without CAP_NET_ADMIN: read yes, change no"
 	"test_events	netlink: storm-detected/restored events with fields and times"
 	"test_stats_clear_restore	netlink: prio-restore of a latched priority; stats-clear one and all"
