@@ -39,7 +39,8 @@
  *    under RTNL in process context.  change takes the root lock
  *    (sch_tree_lock) before it touches anything the datapath reads.  The
  *    port's configuration and state machines are read and changed under
- *    port->lock (a mutex, taken after RTNL), never under the root lock.  The class dumps read counters
+ *    port->lock (a mutex, taken after RTNL), never under the root lock.
+ *    The class dumps read counters
  *    that the datapath writes: byte/packet counters through u64_stats, the
  *    rest as snapshots, as every qdisc does.
  */
@@ -331,22 +332,24 @@ static void pfcwd_sched_explain(const struct nlattr *opt,
 
 	switch (nla_type(extack->bad_attr)) {
 	case TCA_PFCWD_LIMIT:
-		NL_SET_ERR_MSG(extack, "pfcwd: bad limit: must be a u32 of 1-1048576 (packets per band)");
+		NL_SET_ERR_MSG(extack, "pfcwd: bad limit: a u32 of 1-1048576 (packets per band)");
 		break;
 	case TCA_PFCWD_DETECT:
-		NL_SET_ERR_MSG(extack, "pfcwd: bad detect: must be a u32 of 1-60000 (ms)");
+		NL_SET_ERR_MSG(extack, "pfcwd: bad detect: a u32 of 1-60000 (ms)");
 		break;
 	case TCA_PFCWD_RESTORE:
-		NL_SET_ERR_MSG(extack, "pfcwd: bad restore: must be a u32 of 1-60000 (ms)");
+		NL_SET_ERR_MSG(extack, "pfcwd: bad restore: a u32 of 1-60000 (ms)");
 		break;
 	case TCA_PFCWD_ACTION:
-		NL_SET_ERR_MSG(extack, "pfcwd: bad action: must be a u32, 0 (drop), 1 (forward) or 2 (alert)");
+		NL_SET_ERR_MSG(extack,
+			       "pfcwd: bad action: a u32, 0 (drop), 1 (forward) or 2 (alert)");
 		break;
 	case TCA_PFCWD_LOSSLESS:
-		NL_SET_ERR_MSG(extack, "pfcwd: bad lossless: must be a u8 bitmask of priorities");
+		NL_SET_ERR_MSG(extack, "pfcwd: bad lossless: a u8 bitmask of priorities");
 		break;
 	default:
-		NL_SET_ERR_MSG(extack, "pfcwd: unknown option (attribute type not in TCA_PFCWD_*)");
+		NL_SET_ERR_MSG(extack,
+			       "pfcwd: unknown option (attribute type not in TCA_PFCWD_*)");
 		break;
 	}
 }

@@ -33,6 +33,8 @@
 #include "../../pfcwd/prio_list.h"
 #include "tc_iproute2.h"
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 /* Room we allow ourselves in tc's request buffer (it has 64 KiB). */
 #define PFCWD_TC_MAXLEN	1024
 
@@ -161,12 +163,12 @@ static const struct pfcwd_opt pfcwd_opts[] = {
 	{ "action", TCA_PFCWD_ACTION, 4, pfcwd_parse_act,
 	  "drop, forward or alert" },
 	{ "lossless", TCA_PFCWD_LOSSLESS, 1, pfcwd_parse_prios,
-	  "a priority list such as 3,4 or 0-2,5 (priorities 0-7, ascending ranges, none twice), or none" },
+	  "priorities 0-7 such as 3,4 or 0-2,5 (each once), or none" },
 	{ "limit", TCA_PFCWD_LIMIT, 4, pfcwd_parse_limit,
 	  "packets per band, 1-1048576" },
 };
 
-#define PFCWD_NOPTS	(sizeof(pfcwd_opts) / sizeof(pfcwd_opts[0]))
+#define PFCWD_NOPTS	ARRAY_SIZE(pfcwd_opts)
 
 static int pfcwd_parse_qopt(struct tc_qdisc_plugin *qp, int argc, char **argv,
 			    struct nlmsghdr *n, const char *dev)
@@ -224,7 +226,8 @@ static int pfcwd_parse_qopt(struct tc_qdisc_plugin *qp, int argc, char **argv,
 		return 0;	/* no options: the kernel's defaults */
 
 	if (!addattr_l || !addattr_nest || !addattr_nest_end) {
-		fprintf(stderr, "pfcwd: this tc does not export addattr_l/addattr_nest; cannot send options\n");
+		fprintf(stderr,
+			"pfcwd: this tc lacks addattr_l/addattr_nest: cannot send options\n");
 		return -1;
 	}
 	nest = addattr_nest(n, PFCWD_TC_MAXLEN, TCA_OPTIONS | NLA_F_NESTED);
@@ -401,7 +404,7 @@ static void pfcwd_print_prio(unsigned int p,
 			     const struct tc_pfcwd_prio_xstats *x)
 {
 	pfcwd_uint("prio", "  prio %u ", p);
-	if (x->state < sizeof(pfcwd_state_names) / sizeof(pfcwd_state_names[0]))
+	if (x->state < ARRAY_SIZE(pfcwd_state_names))
 		pfcwd_string("state", "%s ", pfcwd_state_names[x->state]);
 	else
 		pfcwd_uint("state", "state %u ", x->state);
@@ -440,11 +443,10 @@ static int pfcwd_print_xstats(struct tc_qdisc_plugin *qp, FILE *f,
 		open_json_array(TC_OUT_JSON, "prios");
 	}
 	for (p = 0; p < PFCWD_NUM_PRIO; p++) {
-		if (json) {
+		if (json)
 			open_json_object(NULL);
-		} else if (p) {
+		else if (p)
 			pfcwd_nl();
-		}
 		pfcwd_print_prio(p, &st.prio[p]);
 		if (json)
 			close_json_object();

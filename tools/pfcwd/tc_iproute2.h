@@ -73,27 +73,39 @@ struct tc_qdisc_plugin {
 #define TC_OUT_ANY	4
 #define TC_COLOR_NONE	6
 
-/* tc's exported helpers (weak: NULL when the running tc lacks one). */
-#define TC_WEAK __attribute__((weak))
+/* tc's exported helpers; made weak below: NULL when tc lacks one. */
+int addattr_l(struct nlmsghdr *n, int maxlen, int type, const void *data,
+	      int alen);
+struct rtattr *addattr_nest(struct nlmsghdr *n, int maxlen, int type);
+int addattr_nest_end(struct nlmsghdr *n, struct rtattr *nest);
 
-TC_WEAK int addattr_l(struct nlmsghdr *n, int maxlen, int type,
-		      const void *data, int alen);
-TC_WEAK struct rtattr *addattr_nest(struct nlmsghdr *n, int maxlen, int type);
-TC_WEAK int addattr_nest_end(struct nlmsghdr *n, struct rtattr *nest);
+bool is_json_context(void);
+void print_nl(void);
+void open_json_object(const char *key);
+void close_json_object(void);
+void open_json_array(int type, const char *key);
+void close_json_array(int type, const char *delim);
+int print_color_uint(int type, int color, const char *key, const char *fmt,
+		     unsigned int value);
+int print_color_u64(int type, int color, const char *key, const char *fmt,
+		    uint64_t value);
+int print_color_string(int type, int color, const char *key,
+		       const char *fmt, const char *value);
+int print_color_bool(int type, int color, const char *key, const char *fmt,
+		     bool value);
 
-TC_WEAK bool is_json_context(void);
-TC_WEAK void print_nl(void);
-TC_WEAK void open_json_object(const char *key);
-TC_WEAK void close_json_object(void);
-TC_WEAK void open_json_array(int type, const char *key);
-TC_WEAK void close_json_array(int type, const char *delim);
-TC_WEAK int print_color_uint(int type, int color, const char *key,
-			     const char *fmt, unsigned int value);
-TC_WEAK int print_color_u64(int type, int color, const char *key,
-			    const char *fmt, uint64_t value);
-TC_WEAK int print_color_string(int type, int color, const char *key,
-			       const char *fmt, const char *value);
-TC_WEAK int print_color_bool(int type, int color, const char *key,
-			     const char *fmt, bool value);
+#pragma weak addattr_l
+#pragma weak addattr_nest
+#pragma weak addattr_nest_end
+#pragma weak is_json_context
+#pragma weak print_nl
+#pragma weak open_json_object
+#pragma weak close_json_object
+#pragma weak open_json_array
+#pragma weak close_json_array
+#pragma weak print_color_uint
+#pragma weak print_color_u64
+#pragma weak print_color_string
+#pragma weak print_color_bool
 
 #endif /* _PFCWD_TC_IPROUTE2_H */

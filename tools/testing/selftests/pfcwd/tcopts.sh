@@ -270,11 +270,11 @@ test_plugin_errors() {
 	expect_tc_error 'bad restore "x": want milliseconds' $c restore x
 	expect_tc_error 'bad action "kill": want drop, forward or alert' $c action kill
 	expect_tc_error 'bad action "DROP": want drop, forward or alert' $c action DROP
-	expect_tc_error 'bad lossless "8": want a priority list' $c lossless 8
-	expect_tc_error 'bad lossless "3,3": want a priority list' $c lossless 3,3
-	expect_tc_error 'bad lossless "4-2": want a priority list' $c lossless 4-2
-	expect_tc_error 'bad lossless "3,": want a priority list' $c lossless 3,
-	expect_tc_error 'bad lossless "": want a priority list' $c lossless ""
+	expect_tc_error 'bad lossless "8": want priorities 0-7' $c lossless 8
+	expect_tc_error 'bad lossless "3,3": want priorities 0-7' $c lossless 3,3
+	expect_tc_error 'bad lossless "4-2": want priorities 0-7' $c lossless 4-2
+	expect_tc_error 'bad lossless "3,": want priorities 0-7' $c lossless 3,
+	expect_tc_error 'bad lossless "": want priorities 0-7' $c lossless ""
 	expect_tc_error 'bad limit "0" (out of range): want packets per band, 1-1048576' $c limit 0
 	expect_tc_error 'bad limit "1048577" (out of range)' $c limit 1048577
 	expect_tc_error 'bad limit "10k": want packets per band' $c limit 10k
@@ -309,11 +309,11 @@ expect_nl_error() {
 
 test_kernel_errors() {
 	local c="change to0 handle 1" r=34 e=22
-	local det="pfcwd: bad detect: must be a u32 of 1-60000 (ms)"
-	local res="pfcwd: bad restore: must be a u32 of 1-60000 (ms)"
-	local act="pfcwd: bad action: must be a u32, 0 (drop), 1 (forward) or 2 (alert)"
-	local lim="pfcwd: bad limit: must be a u32 of 1-1048576 (packets per band)"
-	local los="pfcwd: bad lossless: must be a u8 bitmask of priorities"
+	local det="pfcwd: bad detect: a u32 of 1-60000 (ms)"
+	local res="pfcwd: bad restore: a u32 of 1-60000 (ms)"
+	local act="pfcwd: bad action: a u32, 0 (drop), 1 (forward) or 2 (alert)"
+	local lim="pfcwd: bad limit: a u32 of 1-1048576 (packets per band)"
+	local los="pfcwd: bad lossless: a u8 bitmask of priorities"
 	local unk="pfcwd: unknown option (attribute type not in TCA_PFCWD_*)"
 
 	setup to0
