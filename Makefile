@@ -62,6 +62,14 @@ install-vm: modules
 
 tools: $(SELFTEST_BINS)
 
+# The tc plugin: tc dlopen()s it and provides the helpers it calls.
+TC_PLUGIN_SRCS := tools/pfcwd/q_pfcwd.c pfcwd/prio_list.c
+tools: $(BUILD)/tools/q_pfcwd.so
+$(BUILD)/tools/q_pfcwd.so: $(TC_PLUGIN_SRCS) tools/pfcwd/tc_iproute2.h \
+		pfcwd/prio_list.h pfcwd/pure.h include/uapi/linux/pfcwd.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_USER) -fPIC -shared -o $@ $(TC_PLUGIN_SRCS)
+
 $(BUILD)/tools/%: $(SELFTEST_DIR)/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_USER) -o $@ $<
