@@ -48,7 +48,8 @@ ynl_set() {
 
 # ynl_refused ERRNO MSG BAD ARGS...: ynl ARGS... must fail with errno
 # ERRNO and the extack message MSG; BAD is the attribute the extack points
-# at ("" if none).  ynl prints the extack as a Python dict.
+# at, "miss:NAME" for a missing attribute the extack names, or "" if none.
+# ynl prints the extack as a Python dict.
 ynl_refused() {
 	local errno=$1 msg=$2 bad=$3 out rc
 
@@ -61,10 +62,15 @@ ynl_refused() {
 		fail "ynl $*: not errno -$errno: $out"
 	printf '%s\n' "$out" | grep -qF "'msg': '$msg'" ||
 		fail "ynl $*: no extack message '$msg': $out"
-	if [ -n "$bad" ]; then
+	case $bad in
+	"") ;;
+	miss:*)
+		printf '%s\n' "$out" | grep -qF "'miss-type': '${bad#miss:}'" ||
+			fail "ynl $*: extack does not name the missing ${bad#miss:}: $out" ;;
+	*)
 		printf '%s\n' "$out" | grep -qF "'bad-attr': '.$bad'" ||
-			fail "ynl $*: extack does not point at $bad: $out"
-	fi
+			fail "ynl $*: extack does not point at $bad: $out" ;;
+	esac
 }
 
 # The bit mask of a sysfs priority list ("3,5" -> 40).
@@ -220,6 +226,8 @@ test_ynl_bad() {
 		--do port-set --json '{"ifindex": 1, "ifname": "sw1", "detect-ms": 100}'
 	ynl_refused 22 "pfcwd: none of these priorities is stormed or latched" prios \
 		--do prio-restore --json '{"ifname": "sw1", "prios": 8}'
+	ynl_refused 22 "pfcwd: name the priorities to restore (prios)" miss:prios \
+		--do prio-restore --json '{"ifname": "sw1"}'
 	expect_eq "$(sysfs_cfg sw1)" "$before" "nothing changed by the refused requests"
 }
 
