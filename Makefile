@@ -60,7 +60,19 @@ install-vm: modules
 	mkdir -p $$d && cp $(OUT)/pfcwd.ko $(OUT)/pfcsim.ko $$d/ && \
 	depmod -b $(BUILD)/kernels/$(REL) $(REL)
 
-tools: $(SELFTEST_BINS)
+tools: $(SELFTEST_BINS) $(BUILD)/tools/pfcwd
+
+# The pfcwd command (tools/pfcwd, libmnl); shares pfcwd/prio_list.c with
+# the module.
+PFCWD_CLI_SRCS := $(addprefix tools/pfcwd/,main.c genl.c port.c show.c set.c \
+	monitor.c headroom.c headroom_cmd.c json.c table.c util.c) pfcwd/prio_list.c
+PFCWD_CLI_HDRS := tools/pfcwd/cli.h tools/pfcwd/headroom.h pfcwd/prio_list.h \
+	pfcwd/pure.h include/uapi/linux/pfcwd.h
+
+$(BUILD)/tools/pfcwd: $(PFCWD_CLI_SRCS) $(PFCWD_CLI_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_USER) -I$(TOP)/include/uapi -o $@ $(PFCWD_CLI_SRCS) \
+		$$(pkg-config --cflags --libs libmnl)
 
 $(BUILD)/tools/%: $(SELFTEST_DIR)/%.c
 	@mkdir -p $(dir $@)
