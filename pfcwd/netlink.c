@@ -299,7 +299,7 @@ struct genl_family pfcwd_genl_family __ro_after_init = {
 	.module		= THIS_MODULE,
 	.ops		= pfcwd_nl_ops,
 	.n_ops		= ARRAY_SIZE(pfcwd_nl_ops),
-	.resv_start_op	= PFCWD_CMD_MAX + 1,
+	.resv_start_op	= PFCWD_CMD_PORT_GET,	/* all: reserved fields must be 0 */
 	.mcgrps		= pfcwd_nl_mcgrps,
 	.n_mcgrps	= ARRAY_SIZE(pfcwd_nl_mcgrps),
 };

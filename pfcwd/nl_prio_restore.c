@@ -23,8 +23,11 @@ int pfcwd_nl_prio_restore_doit(struct sk_buff *skb, struct genl_info *info)
 	int err, n;
 	u8 prios;
 
-	if (GENL_REQ_ATTR_CHECK(info, PFCWD_A_PORT_PRIOS))
+	if (GENL_REQ_ATTR_CHECK(info, PFCWD_A_PORT_PRIOS)) {
+		NL_SET_ERR_MSG(info->extack,
+			       "pfcwd: name the priorities to restore (prios)");
 		return -EINVAL;
+	}
 	prios = nla_get_u8(info->attrs[PFCWD_A_PORT_PRIOS]);
 
 	rtnl_lock();

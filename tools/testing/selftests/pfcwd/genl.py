@@ -349,8 +349,9 @@ def main(argv):
             print('unknown operation ' + op, file=sys.stderr)
             return 2
     except NlError as e:
-        print('error: %s: %s' % (errno.errorcode.get(e.err, str(e.err)),
-                                 e.msg), file=sys.stderr)
+        name = 'EOPNOTSUPP' if e.err == errno.EOPNOTSUPP else \
+            errno.errorcode.get(e.err, str(e.err))
+        print('error: %s: %s' % (name, e.msg), file=sys.stderr)
         return 1
     return 0
 
