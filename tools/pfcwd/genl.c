@@ -118,8 +118,12 @@ static int genl_error(struct genl *g, const struct nlmsghdr *req,
 		return 0;
 	g->err = -e->error;
 	if (nlh->nlmsg_flags & NLM_F_ACK_TLVS) {
-		if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
-			off += e->msg.nlmsg_len - sizeof(e->msg);
+		/* The TLVs follow our request, unless it was left out. */
+		if (!(nlh->nlmsg_flags & NLM_F_CAPPED)) {
+			if (e->msg.nlmsg_len < sizeof(e->msg))
+				return e->error;
+			off = NLMSG_ALIGN(off + e->msg.nlmsg_len - sizeof(e->msg));
+		}
 		if (off <= len)
 			genl_extack(g, req, (const char *)e + off, len - off);
 	}
