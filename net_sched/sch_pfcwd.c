@@ -40,9 +40,9 @@
  *    (sch_tree_lock) before it touches anything the datapath reads.  The
  *    port's configuration and state machines are read and changed under
  *    port->lock (a mutex, taken after RTNL), never under the root lock.
- *    The class dumps read counters
- *    that the datapath writes: byte/packet counters through u64_stats, the
- *    rest as snapshots, as every qdisc does.
+ *    The class dumps read counters that the datapath writes: byte/packet
+ *    counters through u64_stats, the rest as snapshots, as every qdisc
+ *    does.
  */
 #include <linux/if_vlan.h>
 #include <linux/kernel.h>
