@@ -111,9 +111,11 @@ static void pfcwd_action_apply(struct pfcwd_port *port, int prio, bool tx)
 	 * The datapath first: leaving pfc_en wakes the priority's TX queue,
 	 * and what was queued must meet the action, not go out as before.
 	 */
-	if (!tx)
+	if (!tx) {
 		WRITE_ONCE(pp->dp_action, action == PFCWD_ACTION_DROP ?
 			   PFCWD_DP_DROP : PFCWD_DP_FORWARD);
+		pfcwd_ingress_update(port);
+	}
 	pp->pfc_cleared = pfcwd_pfc_bit(port, prio, false);
 }
 
@@ -130,6 +132,7 @@ void pfcwd_action_undo(struct pfcwd_port *port, int prio)
 	if (pp->mitigating)
 		pfcwd_action_last(pp, &pp->last_tx_dropped,
 				  &pp->last_rx_dropped, &pp->last_tx_forwarded);
+	pfcwd_ingress_update(port);
 	if (pp->pfc_cleared)
 		pfcwd_pfc_bit(port, prio, true);
 	pp->pfc_cleared = false;

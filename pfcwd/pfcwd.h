@@ -9,17 +9,20 @@
  *   the device or the module.  Reference counted (refcnt); freed after an RCU grace period.
  *   Found by device through an RCU hash (pfcwd_port_lookup_rcu()).
  *
- * Lock order: RTNL -> pfcwd_ports_lock -> port->lock.
+ * Lock order: RTNL -> pfcwd_ports_lock -> port->lock (-> netfilter's hook
+ * mutex, when the ingress hook comes or goes).
  *   RTNL         attaching and detaching, teardown, every driver call
  *                (dcbnl, stats), port->dead.
  *   ports_lock   the port list and hash (writers); readers use RCU.
  *   port->lock   (a mutex) cfg, the per-priority state machines and
  *                their bookkeeping (mitigation applied, pfc bits cleared).
- *   The datapath reads prio[].dp_action with READ_ONCE only.
+ *   The datapath (qdisc, ingress hook) reads prio[].dp_action with
+ *   READ_ONCE only.
  *
  * Contexts: the poll timer is a hard-irq hrtimer that only queues work;
  * everything else runs in process context (work items, sysfs, RTNL
- * callers), except pfcwd_report_pause(), callable from any context.
+ * callers), except pfcwd_report_pause(), callable from any context, and
+ * the ingress hook (softirq).
  */
 #ifndef _PFCWD_PFCWD_H
 #define _PFCWD_PFCWD_H
@@ -107,6 +110,8 @@ struct pfcwd_prio {
 #define PFCWD_DP_DROP		1
 #define PFCWD_DP_FORWARD	2
 
+struct pfcwd_ingress;
+
 struct pfcwd_port {
 	struct hlist_node hnode;	/* pfcwd_port_hash, by dev */
 	struct list_head node;		/* pfcwd_ports */
@@ -133,6 +138,7 @@ struct pfcwd_port {
 	u64 hold_ns;			/* pause continuity from link speed */
 	u8 pfc_en;			/* last value read from the device */
 	struct pfcwd_prio prio[PFCWD_NUM_PRIO];
+	struct pfcwd_ingress *ingress;	/* the hook, while some prio drops */
 	struct ratelimit_state log_rs;
 
 	bool quiet;			/* last full poll found nothing to follow */
@@ -220,6 +226,13 @@ int pfcwd_action_parse(const char *buf, enum pfcwd_action *action);
 int pfcwd_nl_init(void);
 void pfcwd_nl_exit(void);
 void pfcwd_nl_event(struct pfcwd_port *port, int prio, u8 cmd, u64 when);
+
+/* ingress.c */
+void pfcwd_ingress_update(struct pfcwd_port *port);
+bool pfcwd_ingress_active(const struct pfcwd_port *port);
+int pfcwd_ingress_count(void);
+int pfcwd_ingress_init(void);
+void pfcwd_ingress_exit(void);
 
 /* config.c */
 int pfcwd_config_check(const struct pfcwd_config_change *chg,

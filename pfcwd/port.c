@@ -301,6 +301,7 @@ static int pfcwd_netdev_event(struct notifier_block *nb, unsigned long event,
 {
 	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
 	struct pfcwd_port *port;
+	int p;
 
 	port = pfcwd_port_get(dev);
 	if (!port)
@@ -308,9 +309,24 @@ static int pfcwd_netdev_event(struct notifier_block *nb, unsigned long event,
 
 	switch (event) {
 	case NETDEV_UNREGISTER:
-		/* Moving to another netns keeps the device registered. */
-		if (dev->reg_state == NETREG_UNREGISTERING && !port->dead)
+		if (port->dead)
+			break;
+		if (dev->reg_state == NETREG_UNREGISTERING) {
 			pfcwd_port_teardown(port);
+			break;
+		}
+		/*
+		 * Moving to another netns keeps the device registered (only
+		 * a held port is still here: the move destroyed the qdiscs).
+		 * What pfcwd applied belongs to the old netns (the ingress
+		 * hook is registered there): undo it all and start afresh.
+		 */
+		mutex_lock(&port->lock);
+		for (p = 0; p < PFCWD_NUM_PRIO; p++) {
+			pfcwd_action_undo(port, p);
+			pfcwd_storm_forget(&port->prio[p].sm);
+		}
+		mutex_unlock(&port->lock);
 		break;
 	case NETDEV_CHANGENAME:
 		mutex_lock(&port->lock);

@@ -150,6 +150,36 @@ test_netns() {
 	ip netns del pfns
 }
 
+# A held port moved to another netns in the middle of a drop storm: what
+# was applied in the old netns (pfc_en bit, ingress hook) is undone before
+# the move, and the watchdog goes on in the new one.
+test_netns_move_mid_storm() {
+	reset_all pfns
+	ip netns add pfns || fail "netns add"
+	pfcsim_new sw1
+	dcb_set pfc set dev sw1 prio-pfc 3:on || fail "dcb"
+	local base
+	base=$(pfc_on sw1)
+	$GENL set sw1 enabled=1 detect_ms=50 restore_ms=50 || fail "hold sw1"
+	sim sw1 rx_storm 3
+	wait_stat sw1 3 state stormed 5
+	grep -q "^sw1 .*ingress_hook 1" $PFCWD_DBG || fail "no ingress hook while dropping"
+	ip link set sw1 netns pfns || fail "move sw1"
+	sim sw1 rx_storm ""
+	wait_stat sw1 3 state operational 5
+	grep -q "^sw1 .*ingress_hook 0" $PFCWD_DBG || fail "ingress hook left behind"
+	expect_eq "$(ip netns exec pfns dcb pfc show dev sw1 prio-pfc | grep -o '[0-7]:on' |
+		cut -d: -f1 | tr '\n' ' ' | sed 's/ $//')" "$base" "pfc_en restored"
+	expect_eq "$(ip netns exec pfns $GENL get sw1 | jq -c '[.held, .prio[3].state]')" "[1,0]" \
+		"held, operational in pfns"
+	# Watched there: a new storm is detected and restored in pfns.
+	sim sw1 rx_storm 3
+	wait_stat sw1 3 state stormed 5
+	sim sw1 rx_storm ""
+	wait_stat sw1 3 state operational 5
+	ip netns del pfns
+}
+
 # $1: expected errno name, $2: expected message fragment ("-": the kernel
 # sends no message for this one), rest: genl.py args.  Any other refusal
 # must come with a message.
@@ -344,6 +374,7 @@ TESTS=(
 	"test_set	netlink: port-set changes what sysfs shows; enabled holds and releases"
 	"test_port_without_qdisc	netlink: a port without qdisc mitigates on the device, released mid-storm"
 	"test_netns	netlink: netns isolation; held ports move with their device"
+	"test_netns_move_mid_storm	netlink: a held port moved to another netns mid-storm: undone, watched there"
 	"test_bad_requests	netlink: 32 bad requests refused with errno and message, nothing changed"
 	"test_unprivileged	netlink: without CAP_NET_ADMIN: read yes, change no"
 	"test_events	netlink: storm-detected/restored events with fields and times"
