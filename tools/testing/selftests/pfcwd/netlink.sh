@@ -172,7 +172,9 @@ test_netns_move_mid_storm() {
 		cut -d: -f1 | tr '\n' ' ' | sed 's/ $//')" "$base" "pfc_en restored"
 	expect_eq "$(ip netns exec pfns $GENL get sw1 | jq -c '[.held, .prio[3].state]')" "[1,0]" \
 		"held, operational in pfns"
-	# Watched there: a new storm is detected and restored in pfns.
+	# Watched there (once up again: a move takes the device down): a new
+	# storm is detected and restored in pfns.
+	ip netns exec pfns ip link set sw1 up || fail "sw1 up in pfns"
 	sim sw1 rx_storm 3
 	wait_stat sw1 3 state stormed 5
 	sim sw1 rx_storm ""
