@@ -111,6 +111,8 @@ static void pfcwd_action_apply(struct pfcwd_port *port, int prio, bool tx)
 	if (!tx)
 		WRITE_ONCE(pp->dp_action, action == PFCWD_ACTION_DROP ?
 			   PFCWD_DP_DROP : PFCWD_DP_FORWARD);
+	/* Software PFC: a band held by a pause is no longer held. */
+	pfcwd_swpfc_kick(port);
 	pp->pfc_cleared = pfcwd_pfc_bit(port, prio, false);
 }
 

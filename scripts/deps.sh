@@ -49,7 +49,7 @@ resolve_abi() {
 
 pkgs=(build-essential gcc make bc kmod cpio busybox-static qemu-system-x86
       sparse libmnl-dev pkg-config iproute2 ethtool procps iputils-ping
-      python3 python3-yaml xz-utils linux-source-6.12 util-linux jq)
+      python3 python3-yaml python3-scapy xz-utils linux-source-6.12 util-linux jq)
 
 mkdir -p "$kdir"
 
