@@ -31,10 +31,22 @@
  * dump_stats sends struct tc_pfcwd_xstats: per priority its state and the
  * watchdog's counters.
  *
+ * Software PFC (pfcwd/swpfc.c, devices without hardware PFC): a band
+ * whose priority the link partner paused is passed over too, until
+ * port->swpfc.until[P] - one READ_ONCE per band looked at, and a clock
+ * read only while some pause was received.  When nothing can be sent
+ * because of such pauses, the qdisc's watchdog timer is armed for the
+ * earliest end, so that a band resumes on time; an XON (or the watchdog
+ * taking the priority over) reschedules the qdisc at once.  While the
+ * watchdog mitigates a priority with drop or forward, its pause is not
+ * honoured.
+ *
  * Locking and context:
  *  - enqueue, dequeue, peek and reset run with the qdisc root lock held
  *    (softirq or process context with BH disabled); they alone touch the
- *    band queues and counters.
+ *    band queues and counters, and arm the qdisc watchdog.  The watchdog's
+ *    hrtimer (hard irq) only reschedules the root qdisc, never takes its
+ *    lock.
  *  - init, change, destroy, dump, dump_stats and the class operations run
  *    under RTNL in process context.  change takes the root lock
  *    (sch_tree_lock) before it touches anything the datapath reads.  The
@@ -46,6 +58,7 @@
  */
 #include <linux/if_vlan.h>
 #include <linux/kernel.h>
+#include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/random.h>
 #include <linux/netdevice.h>
@@ -67,6 +80,7 @@ struct pfcwd_sched {
 	struct pfcwd_port *port;	/* the watchdog of this device */
 	u32 limit;			/* packets per band */
 	struct pfcwd_band bands[PFCWD_NUM_PRIO];
+	struct qdisc_watchdog watchdog;	/* end of the first software pause */
 };
 
 static struct netlink_range_validation pfcwd_limit_range = {
@@ -203,31 +217,62 @@ static void pfcwd_sched_flush(struct Qdisc *sch, struct pfcwd_sched *q,
 }
 
 /*
+ * Is band @prio held by a software pause (pfcwd/swpfc.c)?  Not when the
+ * watchdog forwards it (or drops it: the caller checked).  *@now is the
+ * time, read on first need; *@wake the earliest end of a pause so far.
+ */
+static bool pfcwd_sched_sw_paused(const struct pfcwd_sched *q,
+				  unsigned int prio, u8 action, u64 *now,
+				  u64 *wake)
+{
+	u64 until = READ_ONCE(q->port->swpfc.until[prio]);
+
+	if (likely(!until) || action == PFCWD_DP_FORWARD)
+		return false;
+	if (!*now)
+		*now = ktime_get_ns();
+	if (until <= *now)
+		return false;
+	if (until < *wake)
+		*wake = until;
+	return true;
+}
+
+/*
  * The band to serve next: the highest priority with a packet whose TX
- * queue is not stopped (paused), so that a paused priority never holds up
- * the others.  With @flush, bands the watchdog drops are emptied on the
- * way (dequeue); without (peek), they are only passed over.
+ * queue is not stopped (paused) and that no software pause holds, so that
+ * a paused priority never holds up the others.  With @flush, bands the
+ * watchdog drops are emptied on the way (dequeue); without (peek), they
+ * are only passed over.  When software pauses hold every band that has
+ * packets, the qdisc watchdog is set for the first of them to end.
  */
 static struct pfcwd_band *pfcwd_sched_next(struct Qdisc *sch, bool flush)
 {
 	struct pfcwd_sched *q = qdisc_priv(sch);
 	struct net_device *dev = qdisc_dev(sch);
+	u64 now = 0, wake = U64_MAX;
 	int prio;
 
 	for (prio = PFCWD_NUM_PRIO - 1; prio >= 0; prio--) {
 		struct pfcwd_band *b = &q->bands[prio];
+		u8 action;
 
 		if (!b->q.qlen)
 			continue;
-		if (unlikely(pfcwd_sched_action(q, prio) == PFCWD_DP_DROP)) {
+		action = pfcwd_sched_action(q, prio);
+		if (unlikely(action == PFCWD_DP_DROP)) {
 			if (flush)
 				pfcwd_sched_flush(sch, q, prio);
 			continue;
 		}
+		if (unlikely(pfcwd_sched_sw_paused(q, prio, action, &now, &wake)))
+			continue;
 		if (netif_xmit_stopped(skb_get_tx_queue(dev, b->q.head)))
 			continue;
 		return b;
 	}
+	if (unlikely(wake != U64_MAX))
+		qdisc_watchdog_schedule_ns(&q->watchdog, wake);
 	return NULL;
 }
 
@@ -287,6 +332,8 @@ static void pfcwd_sched_reset(struct Qdisc *sch)
 {
 	struct pfcwd_sched *q = qdisc_priv(sch);
 	int prio;
+
+	qdisc_watchdog_cancel(&q->watchdog);
 
 	for (prio = 0; prio < PFCWD_NUM_PRIO; prio++) {
 		struct pfcwd_band *b = &q->bands[prio];
@@ -447,6 +494,7 @@ static int pfcwd_sched_init(struct Qdisc *sch, struct nlattr *opt,
 	struct pfcwd_port *port;
 	int prio, err;
 
+	qdisc_watchdog_init(&q->watchdog, sch);	/* destroy cancels it */
 	err = pfcwd_sched_parse(opt, &o, extack);
 	if (err)
 		return err;
@@ -474,6 +522,7 @@ static void pfcwd_sched_destroy(struct Qdisc *sch)
 {
 	struct pfcwd_sched *q = qdisc_priv(sch);
 
+	qdisc_watchdog_cancel(&q->watchdog);
 	if (q->port)
 		pfcwd_port_detach(q->port);
 	q->port = NULL;
@@ -534,6 +583,8 @@ static int pfcwd_sched_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 		x->state = pfcwd_sched_prio_state(pp->sm.state);
 		if (port->cfg.prios & BIT(p))
 			x->flags |= TC_PFCWD_PRIO_WATCHED;
+		if (pfcwd_swpfc_paused(port, p))
+			x->flags |= TC_PFCWD_PRIO_PAUSED;
 		x->detected = pp->sm.stats.detected;
 		x->restored = pp->sm.stats.restored;
 		x->tx_dropped = atomic64_read(&pp->tx_dropped);

@@ -116,6 +116,8 @@ static void pfcwd_action_apply(struct pfcwd_port *port, int prio, bool tx)
 			   PFCWD_DP_DROP : PFCWD_DP_FORWARD);
 		pfcwd_ingress_update(port);
 	}
+	/* Software PFC: a band held by a pause is no longer held. */
+	pfcwd_swpfc_kick(port);
 	pp->pfc_cleared = pfcwd_pfc_bit(port, prio, false);
 }
 

@@ -122,15 +122,6 @@ static enum pfcwd_latch_reason pfcwd_nl_latch(enum pfcwd_latch latch)
 	}
 }
 
-static enum pfcwd_source pfcwd_nl_source(const struct pfcwd_port *port)
-{
-	if (port->push_seen)
-		return PFCWD_SOURCE_PUSH;
-	if (port->has_dcb)
-		return PFCWD_SOURCE_DCB;
-	return PFCWD_SOURCE_NONE;
-}
-
 static int pfcwd_nl_put_u64(struct sk_buff *skb, int type, u64 v)
 {
 	return nla_put_u64_64bit(skb, type, v, PFCWD_A_PRIO_PAD);
@@ -241,12 +232,22 @@ int pfcwd_nl_fill_port(struct sk_buff *skb, struct pfcwd_port *port,
 	    nla_put_u8(skb, PFCWD_A_PORT_STORMED, stormed) ||
 	    nla_put_u32(skb, PFCWD_A_PORT_GRANULARITY_US,
 			div_u64(pfcwd_poll_granularity_ns(), NSEC_PER_USEC)) ||
-	    nla_put_u32(skb, PFCWD_A_PORT_SOURCE, pfcwd_nl_source(port)) ||
+	    nla_put_u32(skb, PFCWD_A_PORT_SOURCE, pfcwd_port_source(port)) ||
 	    (port->has_dcb &&
 	     nla_put_u8(skb, PFCWD_A_PORT_PFC_EN, port->pfc_en)) ||
 	    nla_put_u32(skb, PFCWD_A_PORT_QDISCS, port->qdisc_users) ||
 	    nla_put_u8(skb, PFCWD_A_PORT_HELD, port->held))
 		return -EMSGSIZE;
+	if (pfcwd_port_source(port) == PFCWD_SOURCE_SOFTWARE) {
+		u64 global_pause, malformed;
+
+		pfcwd_swpfc_counters(port, &global_pause, &malformed);
+		if (nla_put_u64_64bit(skb, PFCWD_A_PORT_GLOBAL_PAUSE,
+				      global_pause, PFCWD_A_PORT_PAD) ||
+		    nla_put_u64_64bit(skb, PFCWD_A_PORT_PAUSE_MALFORMED,
+				      malformed, PFCWD_A_PORT_PAD))
+			return -EMSGSIZE;
+	}
 
 	for (p = 0; p < PFCWD_NUM_PRIO; p++)
 		if (pfcwd_nl_fill_prio(skb, port, p,

@@ -24,6 +24,7 @@ static void pfcwd_nl_clear_port(struct pfcwd_port *port)
 	mutex_lock(&port->lock);
 	for (p = 0; p < PFCWD_NUM_PRIO; p++)
 		pfcwd_action_clear_stats(&port->prio[p]);
+	pfcwd_swpfc_clear_stats(port);
 	mutex_unlock(&port->lock);
 }
 

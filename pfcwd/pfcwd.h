@@ -9,36 +9,44 @@
  *   the device or the module.  Reference counted (refcnt); freed after an RCU grace period.
  *   Found by device through an RCU hash (pfcwd_port_lookup_rcu()).
  *
- * Lock order: RTNL -> pfcwd_ports_lock -> port->lock (-> netfilter's hook
- * mutex, when the ingress hook comes or goes).
+ * Lock order: RTNL -> pfcwd_ports_lock -> port->lock -> port->swpfc.lock
+ * (and port->lock -> netfilter's hook mutex, when the ingress hook comes
+ * or goes).
  *   RTNL         attaching and detaching, teardown, every driver call
  *                (dcbnl, stats), port->dead.
  *   ports_lock   the port list and hash (writers); readers use RCU.
  *   port->lock   (a mutex) cfg, the per-priority state machines and
  *                their bookkeeping (mitigation applied, pfc bits cleared).
- *   The datapath (qdisc, ingress hook) reads prio[].dp_action with
- *   READ_ONCE only.
+ *   swpfc.lock   (a spinlock) software PFC pause state and counters.
+ *   The datapath (qdisc, ingress hook) reads prio[].dp_action and
+ *   swpfc.until[] with READ_ONCE only.
  *
  * Contexts: the poll timer is a hard-irq hrtimer that only queues work;
  * everything else runs in process context (work items, sysfs, RTNL
  * callers), except pfcwd_report_pause(), callable from any context, and
- * the ingress hook (softirq).
+ * the ingress hook (softirq) and the software PFC receive handler
+ * (softirq), which takes only port->swpfc.lock (everyone else takes it
+ * with BHs off).
  */
 #ifndef _PFCWD_PFCWD_H
 #define _PFCWD_PFCWD_H
 
+#include <linux/cache.h>
 #include <linux/debugfs.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/ratelimit.h>
 #include <linux/refcount.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 #include <uapi/linux/pfcwd.h>
 
 #include "storm.h"
 
 #define PFCWD_DEFAULT_PRIOS	0x18	/* 3,4 when the device has no DCB */
+
+struct seq_file;
 
 struct pfcwd_config {
 	u32 detect_ms;			/* T0 */
@@ -82,6 +90,40 @@ struct pfcwd_push {
 	atomic64_t xoff;		/* XOFF frames, cumulative */
 	atomic64_t first;		/* first XOFF since the last poll, 0 = none */
 	atomic64_t last;		/* last XOFF, ns */
+};
+
+/*
+ * Software PFC (swpfc.c): PFC frames received by the stack on a device
+ * without hardware PFC.  One priority's pause, under swpfc.lock.
+ */
+struct pfcwd_swpfc_prio {
+	u64 since;		/* when the pause in force began, ns */
+	u64 first;		/* first XOFF since the last sample, 0 = none */
+	u64 last;		/* last XOFF, ns; 0 = never */
+	u64 xoff;		/* XOFF frames (quanta > 0), cumulative */
+	u64 xon;		/* XON frames (quanta 0), cumulative */
+	u64 pauses;		/* pauses begun (a storm: 1 + its lapses) */
+};
+
+struct pfcwd_swpfc {
+	/*
+	 * Per priority, when its pause ends (ns, CLOCK_MONOTONIC; 0 or past:
+	 * not paused).  Read by the qdisc with READ_ONCE for each band it
+	 * looks at; written under lock by the receive handler.  Alone in its
+	 * cache line.
+	 */
+	u64 until[PFCWD_NUM_PRIO] ____cacheline_aligned_in_smp;
+
+	spinlock_t lock ____cacheline_aligned_in_smp;
+	struct pfcwd_swpfc_prio prio[PFCWD_NUM_PRIO];
+	u64 frames;		/* valid PFC frames */
+	u64 global_pause;	/* 802.3x PAUSE frames (counted, not honoured) */
+	u64 malformed;		/* MAC control frames ignored as malformed */
+	u32 quantum_ps;		/* 512 bit times at the link speed; READ_ONCE */
+	u8 honour;		/* priorities whose pause is honoured; READ_ONCE */
+
+	bool active;		/* RTNL: the packet handler is registered */
+	struct packet_type pt;
 };
 
 struct pfcwd_prio {
@@ -149,6 +191,8 @@ struct pfcwd_port {
 	u64 poll_due;			/* when this poll was due */
 	u64 raw_ind[PFCWD_NUM_PRIO];	/* last counters read, to spot change */
 	u64 raw_req[PFCWD_NUM_PRIO];
+
+	struct pfcwd_swpfc swpfc;	/* software PFC, see swpfc.c */
 };
 
 /* port.c */
@@ -204,6 +248,21 @@ void pfcwd_source_read_stats(struct pfcwd_port *port,
 void pfcwd_source_sample(struct pfcwd_port *port, int prio,
 			 const struct pfcwd_counters *c,
 			 struct pfcwd_sample *s);
+enum pfcwd_source pfcwd_port_source(const struct pfcwd_port *port);
+
+/* swpfc.c: software PFC, on ports without hardware PFC */
+void pfcwd_swpfc_start(struct pfcwd_port *port);
+void pfcwd_swpfc_stop(struct pfcwd_port *port);
+void pfcwd_swpfc_set_speed(struct pfcwd_port *port, u32 speed_mbps);
+void pfcwd_swpfc_set_honour(struct pfcwd_port *port, u8 prios);
+void pfcwd_swpfc_kick(struct pfcwd_port *port);
+void pfcwd_swpfc_sample(struct pfcwd_port *port, int prio,
+			struct pfcwd_sample *s);
+bool pfcwd_swpfc_paused(const struct pfcwd_port *port, int prio);
+void pfcwd_swpfc_counters(struct pfcwd_port *port, u64 *global_pause,
+			  u64 *malformed);
+void pfcwd_swpfc_clear_stats(struct pfcwd_port *port);
+void pfcwd_swpfc_debugfs(struct seq_file *m, struct pfcwd_port *port);
 
 #define PFCWD_PKTS_TX		0x1
 #define PFCWD_PKTS_RX		0x2

@@ -8,9 +8,10 @@
  * sets enabled 0), when the device is unregistered, or when the module is
  * unloaded.  A device moving to another netns stays registered: its
  * qdiscs are destroyed by the move, so a port only a qdisc held ends, and
- * a held port moves with the device.  Removal first undoes everything pfcwd changed on
- * the device (pfc_en bits), then removes the sysfs group and drops the
- * device reference; the memory goes when the last port reference does.
+ * a held port moves with the device.  Removal first undoes everything
+ * pfcwd changed on the device (software PFC packet handler, pfc_en bits,
+ * ingress hook), then removes the sysfs group and drops the device
+ * reference; the memory goes when the last port reference does.
  *
  * Locking and context (see pfcwd.h for the order RTNL -> ports_lock ->
  * port->lock):
@@ -92,6 +93,7 @@ static void pfcwd_port_update_link(struct pfcwd_port *port)
 	/* 65535 quanta of 512 bit times at @speed Mb/s, in ns */
 	quanta_ns = div_u64(65535ULL * 512 * 1000, speed);
 	port->hold_ns = quanta_ns;
+	pfcwd_swpfc_set_speed(port, speed);
 	port->link_up = netif_running(port->dev) && netif_carrier_ok(port->dev);
 	port->reprime = true;
 	WRITE_ONCE(port->quiet, false);
@@ -141,6 +143,7 @@ static struct pfcwd_port *pfcwd_port_create(struct net_device *dev)
 	port->cfg.prios = port->has_dcb ? port->pfc_en : PFCWD_DEFAULT_PRIOS;
 	pfcwd_port_update_link(port);
 	netdev_hold(dev, &port->dev_tracker, GFP_KERNEL);
+	pfcwd_swpfc_start(port);
 	return port;
 }
 
@@ -154,6 +157,7 @@ static void pfcwd_port_teardown(struct pfcwd_port *port)
 
 	ASSERT_RTNL();
 	pfcwd_sysfs_del(port);
+	pfcwd_swpfc_stop(port);
 
 	mutex_lock(&port->lock);
 	for (p = 0; p < PFCWD_NUM_PRIO; p++)

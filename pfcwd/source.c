@@ -6,9 +6,12 @@
  *      (indications) and sent (requests); polled by poll.c.  Drivers may
  *      sleep in it (mlx5, mlxsw, hns3, bnxt), so it is called in process
  *      context under RTNL, one read per lock hold.
- *  (b) software PFC frames and (c) drivers pushing events through
- *      pfcwd_report_pause() (push.c) fill port->prio[].push instead; once
- *      a port has pushed, its push counters replace indications.
+ *  (b) software PFC (swpfc.c): on a device without dcbnl PFC, pfcwd
+ *      receives the PFC frames itself and knows each priority's pause
+ *      exactly; pfcwd_swpfc_sample() reports it.
+ *  (c) drivers pushing events through pfcwd_report_pause() (push.c) fill
+ *      port->prio[].push instead; once a port has pushed, its push
+ *      counters replace the others.
  * The port's receive progress comes from dev_get_stats().
  *
  * Context: pfcwd_source_probe() and the reads run in process context with
@@ -108,6 +111,8 @@ void pfcwd_source_sample(struct pfcwd_port *port, int prio,
 		/* Frames pushed after the counters were read count as "now". */
 		s->xoff_first = min(s->xoff_first, s->now);
 		s->xoff_last = min(s->xoff_last, s->now);
+	} else if (READ_ONCE(port->swpfc.active)) {
+		pfcwd_swpfc_sample(port, prio, s);
 	} else {
 		s->rx_pause = c->indications[prio];
 	}
@@ -165,4 +170,16 @@ out:
 	kvfree(names);
 	kvfree(stats);
 	return found;
+}
+
+/* Where the port's pause information comes from.  Any context. */
+enum pfcwd_source pfcwd_port_source(const struct pfcwd_port *port)
+{
+	if (READ_ONCE(port->push_active))
+		return PFCWD_SOURCE_PUSH;
+	if (port->has_dcb)
+		return PFCWD_SOURCE_DCB;
+	if (READ_ONCE(port->swpfc.active))
+		return PFCWD_SOURCE_SOFTWARE;
+	return PFCWD_SOURCE_NONE;
 }

@@ -429,7 +429,7 @@ test_netns_escape() {
 	"$PFCWD" set dev "$name" on || fail "set on $name"
 	expect_eq "$("$PFCWD" -j show dev "$name" | jq -r '.[0].ifname')" "$name" "escaped ifname"
 	expect_eq "$("$PFCWD" -j show dev "$name" | jq -c '.[0] | [.source, .prios, .pfc_en]')" \
-		'["none",[3,4],null]' "no DCB: source none, default 3,4, no pfc_en"
+		'["software",[3,4],null]' "no DCB: software PFC, default 3,4, no pfc_en"
 	"$PFCWD" show dev "$name" | grep -qF "$name: on" || fail "human show of $name"
 	ip link del "$name"
 	ip netns del pfns

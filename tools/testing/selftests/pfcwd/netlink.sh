@@ -114,8 +114,8 @@ test_port_without_qdisc() {
 	# A device without DCB can be a port too.
 	ip link add va type veth peer name vb || fail "veth"
 	$GENL set va enabled=1 || fail "veth port"
-	expect_eq "$($GENL get va | jq -c '[.prios, .source, .pfc_en]')" "[24,0,null]" \
-		"veth: default 3,4, no source, no pfc_en"
+	expect_eq "$($GENL get va | jq -c '[.prios, .source, .pfc_en, .global_pause, .pause_malformed]')" "[24,3,null,0,0]" \
+		"veth: default 3,4, software PFC, no pfc_en"
 	ip link del va
 	expect_eq "$($GENL dump | jq '.ports | length')" 0 "device removal removes the held port"
 }
