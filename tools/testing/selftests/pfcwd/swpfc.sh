@@ -124,7 +124,7 @@ no_dev_leak() {
 test_handler() {
 	local q speed
 
-	python3 -c "import scapy.contrib.mac_control" ||
+	python3 -c "import logging; logging.getLogger('scapy.runtime').setLevel(logging.ERROR); import scapy.contrib.mac_control" ||
 		fail "Scapy (Debian's python3-scapy) does not import: run scripts/deps.sh"
 	setup 60000
 	[ -n "$(sw honour)" ] || fail "no software PFC on veth $DEV"
