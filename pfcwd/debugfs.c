@@ -5,7 +5,7 @@
  * (Generic netlink is the interface for tools.)
  *
  *   DEV enabled E action A prios L pfc_en L dcb B push B hold_us N
- *       granularity_us N next_poll_ns N
+ *       granularity_us N next_poll_ns N ingress_hook B
  *   DEV prio P watched W state S latch R detected N restored N tx_storms N
  *       slow N rx_pause N tx_pause N last_paused_us N last_storm_us N
  *       detected_at_ns N restored_at_ns N tx_dropped N rx_dropped N
@@ -14,8 +14,14 @@
  * and, for a port with software PFC, its "DEV swpfc" and "DEV swprio P"
  * lines (swpfc.c).
  *
+ * (ingress_hook: whether the port's ingress hook, which drops received
+ * packets of priorities mitigated with drop, is registered)
+ *
  * /sys/kernel/debug/pfcwd/poll: the poller's cost so far,
  *   passes N polls N work_ns N late_ns N quiet_ns N
+ *
+ * /sys/kernel/debug/pfcwd/ingress: ingress hooks registered now, all ports,
+ *   hooks N
  *
  * Context: process; takes pfcwd_ports_lock, then each port->lock.
  */
@@ -34,14 +40,15 @@ static void pfcwd_debugfs_port(struct seq_file *m, struct pfcwd_port *port)
 
 	pfcwd_prio_list_format(port->cfg.prios, prios, sizeof(prios));
 	pfcwd_prio_list_format(port->pfc_en, pfc, sizeof(pfc));
-	seq_printf(m, "%s enabled %d action %s prios %s pfc_en %s dcb %d push %d hold_us %llu granularity_us %llu next_poll_ns %lld\n",
+	seq_printf(m, "%s enabled %d action %s prios %s pfc_en %s dcb %d push %d hold_us %llu granularity_us %llu next_poll_ns %lld ingress_hook %d\n",
 		   port->name, port->cfg.enabled,
 		   pfcwd_action_name(port->cfg.action), prios[0] ? prios : "-",
 		   pfc[0] ? pfc : "-", port->has_dcb,
 		   READ_ONCE(port->push_active),
 		   div_u64(port->hold_ns, NSEC_PER_USEC),
 		   div_u64(pfcwd_poll_granularity_ns(), NSEC_PER_USEC),
-		   (s64)READ_ONCE(port->next_poll));
+		   (s64)READ_ONCE(port->next_poll),
+		   pfcwd_ingress_active(port));
 	for (p = 0; p < PFCWD_NUM_PRIO; p++) {
 		const struct pfcwd_storm *sm = &port->prio[p].sm;
 		const struct pfcwd_storm_stats *st = &sm->stats;
@@ -91,6 +98,14 @@ static int pfcwd_debugfs_poll_show(struct seq_file *m, void *v)
 
 DEFINE_SHOW_ATTRIBUTE(pfcwd_debugfs_poll);
 
+static int pfcwd_debugfs_ingress_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "hooks %d\n", pfcwd_ingress_count());
+	return 0;
+}
+
+DEFINE_SHOW_ATTRIBUTE(pfcwd_debugfs_ingress);
+
 void pfcwd_debugfs_init(void)
 {
 	pfcwd_debugfs_dir = debugfs_create_dir("pfcwd", NULL);
@@ -98,6 +113,8 @@ void pfcwd_debugfs_init(void)
 			    &pfcwd_debugfs_ports_fops);
 	debugfs_create_file("poll", 0444, pfcwd_debugfs_dir, NULL,
 			    &pfcwd_debugfs_poll_fops);
+	debugfs_create_file("ingress", 0444, pfcwd_debugfs_dir, NULL,
+			    &pfcwd_debugfs_ingress_fops);
 }
 
 void pfcwd_debugfs_exit(void)

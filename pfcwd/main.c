@@ -2,9 +2,10 @@
 /*
  * pfcwd - PFC storm watchdog for lossless Ethernet.
  *
- * Module entry: brings up the parts of pfcwd.ko in order (poller, port
- * lifecycle, debugfs, then the qdisc kind that creates ports) and takes
- * them down in reverse.  Process context only (module load and unload).
+ * Module entry: brings up the parts of pfcwd.ko in order (poller, the
+ * ingress hook's DCB notifier, port lifecycle, debugfs, then the qdisc kind
+ * and the netlink family, which create ports) and takes them down in
+ * reverse.  Process context only (module load and unload).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -19,20 +20,32 @@ static int __init pfcwd_init(void)
 	err = pfcwd_poll_init();
 	if (err)
 		return err;
-	err = pfcwd_port_init();
+	err = pfcwd_ingress_init();
 	if (err)
 		goto err_poll;
+	err = pfcwd_port_init();
+	if (err)
+		goto err_ingress;
 	pfcwd_debugfs_init();
 	err = pfcwd_sched_register();
 	if (err) {
 		pr_err("cannot register the pfcwd qdisc: %d\n", err);
 		goto err_port;
 	}
+	err = pfcwd_nl_init();
+	if (err) {
+		pr_err("cannot register the pfcwd netlink family: %d\n", err);
+		goto err_sched;
+	}
 	return 0;
 
+err_sched:
+	pfcwd_sched_unregister();
 err_port:
 	pfcwd_debugfs_exit();
 	pfcwd_port_exit();
+err_ingress:
+	pfcwd_ingress_exit();
 err_poll:
 	pfcwd_poll_exit();
 	return err;
@@ -40,8 +53,10 @@ err_poll:
 
 static void __exit pfcwd_exit(void)
 {
+	pfcwd_nl_exit();
 	pfcwd_sched_unregister();
 	pfcwd_port_exit();
+	pfcwd_ingress_exit();
 	pfcwd_debugfs_exit();
 	pfcwd_poll_exit();
 	/* kfree_rcu() of the last ports must finish before the code goes. */

@@ -5,25 +5,28 @@
  * Objects and their rules (each file's header says more):
  *
  * struct pfcwd_port - one watched net_device (port.c).  Lives while a
- *   pfcwd qdisc is attached to the device; dies with the device or the
- *   module.  Reference counted (refcnt); freed after an RCU grace period.
+ *   pfcwd qdisc is attached to the device or netlink holds it; dies with
+ *   the device or the module.  Reference counted (refcnt); freed after an RCU grace period.
  *   Found by device through an RCU hash (pfcwd_port_lookup_rcu()).
  *
- * Lock order: RTNL -> pfcwd_ports_lock -> port->lock -> port->swpfc.lock.
+ * Lock order: RTNL -> pfcwd_ports_lock -> port->lock -> port->swpfc.lock
+ * (and port->lock -> netfilter's hook mutex, when the ingress hook comes
+ * or goes).
  *   RTNL         attaching and detaching, teardown, every driver call
  *                (dcbnl, stats), port->dead.
  *   ports_lock   the port list and hash (writers); readers use RCU.
  *   port->lock   (a mutex) cfg, the per-priority state machines and
  *                their bookkeeping (mitigation applied, pfc bits cleared).
  *   swpfc.lock   (a spinlock) software PFC pause state and counters.
- *   The datapath reads prio[].dp_action and swpfc.until[] with READ_ONCE
- *   only.
+ *   The datapath (qdisc, ingress hook) reads prio[].dp_action and
+ *   swpfc.until[] with READ_ONCE only.
  *
  * Contexts: the poll timer is a hard-irq hrtimer that only queues work;
  * everything else runs in process context (work items, sysfs, RTNL
  * callers), except pfcwd_report_pause(), callable from any context, and
- * the software PFC receive handler (softirq), which takes only
- * port->swpfc.lock (everyone else takes it with BHs off).
+ * the ingress hook (softirq) and the software PFC receive handler
+ * (softirq), which takes only port->swpfc.lock (everyone else takes it
+ * with BHs off).
  */
 #ifndef _PFCWD_PFCWD_H
 #define _PFCWD_PFCWD_H
@@ -134,13 +137,14 @@ struct pfcwd_prio {
 	/*
 	 * Packets the datapath dropped or forwarded for the watchdog, since
 	 * the port was created; written (only while mitigating) by every
-	 * qdisc of the port, hence atomic.  *_base: the drop counts when the
-	 * last storm began, for its log line.
+	 * qdisc of the port, hence atomic.  *_base: the counts when the
+	 * last storm began; last_*: what the last storm that ended added.
 	 */
 	atomic64_t tx_dropped;
 	atomic64_t rx_dropped;
 	atomic64_t tx_forwarded;
-	u64 tx_dropped_base, rx_dropped_base;
+	u64 tx_dropped_base, rx_dropped_base, tx_forwarded_base;
+	u64 last_tx_dropped, last_rx_dropped, last_tx_forwarded;
 };
 
 /* What the datapath does with a priority's packets. */
@@ -148,9 +152,12 @@ struct pfcwd_prio {
 #define PFCWD_DP_DROP		1
 #define PFCWD_DP_FORWARD	2
 
+struct pfcwd_ingress;
+
 struct pfcwd_port {
 	struct hlist_node hnode;	/* pfcwd_port_hash, by dev */
 	struct list_head node;		/* pfcwd_ports */
+	u64 id;				/* creation order; never reused */
 	refcount_t refcnt;
 	struct rcu_head rcu;
 
@@ -159,6 +166,7 @@ struct pfcwd_port {
 	char name[IFNAMSIZ];		/* for logs; updated on rename */
 	bool dead;			/* RTNL */
 	u32 qdisc_users;		/* RTNL */
+	bool held;			/* RTNL: enabled over netlink */
 	bool sysfs;			/* RTNL: the sysfs group exists */
 
 	struct mutex lock;		/* the fields below, but next_poll */
@@ -172,6 +180,7 @@ struct pfcwd_port {
 	u64 hold_ns;			/* pause continuity from link speed */
 	u8 pfc_en;			/* last value read from the device */
 	struct pfcwd_prio prio[PFCWD_NUM_PRIO];
+	struct pfcwd_ingress *ingress;	/* the hook, while some prio drops */
 	struct ratelimit_state log_rs;
 
 	bool quiet;			/* last full poll found nothing to follow */
@@ -190,9 +199,13 @@ struct pfcwd_port {
 extern struct mutex pfcwd_ports_lock;
 extern struct list_head pfcwd_ports;
 extern unsigned int pfcwd_nr_ports;
+extern unsigned int pfcwd_ports_gen;
 struct pfcwd_port *pfcwd_port_attach(struct net_device *dev,
 				     struct netlink_ext_ack *extack);
 void pfcwd_port_detach(struct pfcwd_port *port);
+struct pfcwd_port *pfcwd_port_hold(struct net_device *dev,
+				   struct netlink_ext_ack *extack);
+void pfcwd_port_release(struct pfcwd_port *port);
 struct pfcwd_port *pfcwd_port_get(const struct net_device *dev);
 void pfcwd_port_put(struct pfcwd_port *port);
 void pfcwd_port_storm_config(const struct pfcwd_port *port,
@@ -251,13 +264,34 @@ void pfcwd_swpfc_counters(struct pfcwd_port *port, u64 *global_pause,
 void pfcwd_swpfc_clear_stats(struct pfcwd_port *port);
 void pfcwd_swpfc_debugfs(struct seq_file *m, struct pfcwd_port *port);
 
+#define PFCWD_PKTS_TX		0x1
+#define PFCWD_PKTS_RX		0x2
+#define PFCWD_ETHTOOL_STATS_MAX	65536	/* beyond this, do not look */
+unsigned int pfcwd_source_prio_packets(struct pfcwd_port *port,
+				       u64 *tx, u64 *rx);
+
 /* action.c */
 void pfcwd_action_events(struct pfcwd_port *port, int prio,
 			 unsigned int events);
 void pfcwd_action_undo(struct pfcwd_port *port, int prio);
 int pfcwd_action_restore(struct pfcwd_port *port, u8 prios);
+void pfcwd_action_last(const struct pfcwd_prio *pp, u64 *tx_dropped,
+		       u64 *rx_dropped, u64 *tx_forwarded);
+void pfcwd_action_clear_stats(struct pfcwd_prio *pp);
 const char *pfcwd_action_name(enum pfcwd_action action);
 int pfcwd_action_parse(const char *buf, enum pfcwd_action *action);
+
+/* netlink.c, nl_event.c */
+int pfcwd_nl_init(void);
+void pfcwd_nl_exit(void);
+void pfcwd_nl_event(struct pfcwd_port *port, int prio, u8 cmd, u64 when);
+
+/* ingress.c */
+void pfcwd_ingress_update(struct pfcwd_port *port);
+bool pfcwd_ingress_active(const struct pfcwd_port *port);
+int pfcwd_ingress_count(void);
+int pfcwd_ingress_init(void);
+void pfcwd_ingress_exit(void);
 
 /* config.c */
 int pfcwd_config_check(const struct pfcwd_config_change *chg,

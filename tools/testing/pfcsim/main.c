@@ -43,6 +43,15 @@
  *			802.1Q-tagged frames with PCP PRIO, VID 0, EtherType
  *			0x88b5, addressed to the port, with a pfcwd-pkt
  *			payload (magic, priority, sequence number).
+ *			Or write "ipv4 DSCP COUNT" / "ipv6 DSCP COUNT": COUNT
+ *			untagged IPv4 (192.0.2.2 -> 192.0.2.1) or IPv6
+ *			(2001:db8::2 -> 2001:db8::1) packets with that DSCP
+ *			(0..63), IP protocol 253 (experimental), the same
+ *			payload right after the IP header.  Their priority,
+ *			for the rx_prioP_packets counters and the payload, is
+ *			the one the port's DCB APP table gives the DSCP (the
+ *			highest if several, as a NIC trusting DSCP would), else
+ *			0.
  * Priority lists are "3,4", "0-2,5" or empty ("echo > rx_storm" ends a
  * storm).  A bad write fails with -EINVAL and changes nothing.
  *
@@ -91,6 +100,8 @@
 #include <linux/etherdevice.h>
 #include <linux/ethtool.h>
 #include <linux/if_vlan.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
 #include <linux/list.h>
@@ -103,6 +114,7 @@
 #include <linux/spinlock.h>
 #include <linux/u64_stats_sync.h>
 #include <net/dcbnl.h>
+#include <net/ipv6.h>
 #include <net/pfcwd.h>
 
 #include "../../../pfcwd/prio_list.h"
@@ -118,8 +130,23 @@
 #define PFCSIM_INJECT_MAX	1000000
 #define PFCSIM_INJECT_BATCH	256
 #define PFCSIM_RX_FRAME_LEN	64
+#define PFCSIM_NUM_DSCP		64
+#define PFCSIM_IP_PROTO		253	/* RFC 3692 experimentation */
 #define PFCSIM_PKT_MAGIC	0x70666377	/* "pfcw", as pfcwd-pkt */
 #define PFCSIM_ARG_MAX		32	/* longest accepted debugfs write */
+
+/* What inject_rx receives. */
+enum pfcsim_rx_kind {
+	PFCSIM_RX_TAGGED,		/* 802.1Q, PCP = prio */
+	PFCSIM_RX_IPV4,			/* untagged IPv4 with a DSCP */
+	PFCSIM_RX_IPV6,			/* untagged IPv6 with a DSCP */
+};
+
+struct pfcsim_rx_spec {
+	enum pfcsim_rx_kind kind;
+	u8 prio;			/* PCP, or the DSCP's priority */
+	u8 dscp;
+};
 
 /* Source address of injected frames: the simulated link partner. */
 static const u8 pfcsim_peer_addr[ETH_ALEN] __aligned(2) = {
@@ -301,16 +328,77 @@ static netdev_tx_t pfcsim_start_xmit(struct sk_buff *skb,
 	return NETDEV_TX_OK;
 }
 
+/* Fills a frame's Ethernet header; returns where its payload goes. */
+static void *pfcsim_rx_eth(struct sk_buff *skb, struct net_device *dev,
+			   const struct pfcsim_rx_spec *spec)
+{
+	struct vlan_ethhdr *veth;
+	struct ethhdr *eth;
+
+	if (spec->kind == PFCSIM_RX_TAGGED) {
+		veth = (struct vlan_ethhdr *)skb->data;
+		ether_addr_copy(veth->h_dest, dev->dev_addr);
+		ether_addr_copy(veth->h_source, pfcsim_peer_addr);
+		veth->h_vlan_proto = htons(ETH_P_8021Q);
+		veth->h_vlan_TCI = htons((u16)spec->prio << VLAN_PRIO_SHIFT);
+		veth->h_vlan_encapsulated_proto = htons(ETH_P_802_EX1);
+		return veth + 1;
+	}
+	eth = (struct ethhdr *)skb->data;
+	ether_addr_copy(eth->h_dest, dev->dev_addr);
+	ether_addr_copy(eth->h_source, pfcsim_peer_addr);
+	eth->h_proto = htons(spec->kind == PFCSIM_RX_IPV4 ? ETH_P_IP :
+			     ETH_P_IPV6);
+	return eth + 1;
+}
+
+/* Writes an IPv4 or IPv6 header at @l3; returns where the payload goes. */
+static void *pfcsim_rx_ip(void *l3, const struct pfcsim_rx_spec *spec,
+			  unsigned int payload_len)
+{
+	struct ipv6hdr *ip6h;
+	struct iphdr *iph;
+
+	if (spec->kind == PFCSIM_RX_IPV4) {
+		iph = l3;
+		iph->version = 4;
+		iph->ihl = sizeof(*iph) / 4;
+		iph->tos = spec->dscp << 2;
+		iph->tot_len = htons(sizeof(*iph) + payload_len);
+		iph->ttl = 64;
+		iph->protocol = PFCSIM_IP_PROTO;
+		iph->saddr = htonl(0xc0000202);		/* 192.0.2.2 */
+		iph->daddr = htonl(0xc0000201);		/* 192.0.2.1 */
+		iph->check = ip_fast_csum(iph, iph->ihl);
+		return iph + 1;
+	}
+	ip6h = l3;
+	ip6_flow_hdr(ip6h, spec->dscp << 2, 0);
+	ip6h->payload_len = htons(payload_len);
+	ip6h->nexthdr = PFCSIM_IP_PROTO;
+	ip6h->hop_limit = 64;
+	ip6h->saddr.s6_addr[0] = 0x20;			/* 2001:db8::2 */
+	ip6h->saddr.s6_addr[1] = 0x01;
+	ip6h->saddr.s6_addr[2] = 0x0d;
+	ip6h->saddr.s6_addr[3] = 0xb8;
+	ip6h->daddr = ip6h->saddr;			/* 2001:db8::1 */
+	ip6h->saddr.s6_addr[15] = 2;
+	ip6h->daddr.s6_addr[15] = 1;
+	return ip6h + 1;
+}
+
 /* Receives one frame; BH disabled, port->inject_lock held. */
-static int pfcsim_rx_one(struct pfcsim_port *port, u8 prio, u32 seq)
+static int pfcsim_rx_one(struct pfcsim_port *port,
+			 const struct pfcsim_rx_spec *spec, u32 seq)
 {
 	struct net_device *dev = port->dev;
 	struct pfcsim_rx_stats *st = &port->rx;
 	struct sk_buff *skb;
 	__be32 payload[3] = {
-		htonl(PFCSIM_PKT_MAGIC), htonl(prio), htonl(seq)
+		htonl(PFCSIM_PKT_MAGIC), htonl(spec->prio), htonl(seq)
 	};
-	struct vlan_ethhdr *veth;
+	unsigned int len = PFCSIM_RX_FRAME_LEN;
+	void *data;
 
 	if (READ_ONCE(port->tx_storm)) {
 		/* Receive path stalled: the frame never reaches the host. */
@@ -320,36 +408,52 @@ static int pfcsim_rx_one(struct pfcsim_port *port, u8 prio, u32 seq)
 		return 0;
 	}
 
-	skb = netdev_alloc_skb(dev, PFCSIM_RX_FRAME_LEN);
+	if (spec->kind == PFCSIM_RX_IPV6)
+		len = max_t(unsigned int, len, ETH_HLEN +
+			    sizeof(struct ipv6hdr) + sizeof(payload));
+	skb = netdev_alloc_skb(dev, len);
 	if (!skb)
 		return -ENOMEM;
-	veth = skb_put_zero(skb, PFCSIM_RX_FRAME_LEN);
-	ether_addr_copy(veth->h_dest, dev->dev_addr);
-	ether_addr_copy(veth->h_source, pfcsim_peer_addr);
-	veth->h_vlan_proto = htons(ETH_P_8021Q);
-	veth->h_vlan_TCI = htons((u16)prio << VLAN_PRIO_SHIFT);
-	veth->h_vlan_encapsulated_proto = htons(ETH_P_802_EX1);
-	/* After the 18-byte header: not 4-byte aligned. */
-	memcpy(veth + 1, payload, sizeof(payload));
+	skb_put_zero(skb, len);
+	data = pfcsim_rx_eth(skb, dev, spec);
+	if (spec->kind != PFCSIM_RX_TAGGED)
+		data = pfcsim_rx_ip(data, spec, sizeof(payload));
+	/* After an 18-byte header: not 4-byte aligned. */
+	memcpy(data, payload, sizeof(payload));
 	skb->protocol = eth_type_trans(skb, dev);
 
 	u64_stats_update_begin(&st->syncp);
-	u64_stats_inc(&st->packets[prio]);
-	u64_stats_add(&st->bytes, PFCSIM_RX_FRAME_LEN);
+	u64_stats_inc(&st->packets[spec->prio]);
+	u64_stats_add(&st->bytes, len);
 	u64_stats_update_end(&st->syncp);
 
 	netif_receive_skb(skb);
 	return 0;
 }
 
+/*
+ * The priority of an untagged IP packet with DSCP @dscp: the highest the
+ * device's DCB APP table gives it, else 0.  Process context.
+ */
+static u8 pfcsim_dscp_prio(struct net_device *dev, u8 dscp)
+{
+	struct dcb_ieee_app_dscp_map map;
+
+	dcb_ieee_getapp_dscp_prio_mask_map(dev, &map);
+	return map.map[dscp] ? fls(map.map[dscp]) - 1 : 0;
+}
+
 /* Process context, from the inject_rx write. */
-static int pfcsim_inject(struct pfcsim_port *port, u8 prio, u32 count)
+static int pfcsim_inject(struct pfcsim_port *port,
+			 struct pfcsim_rx_spec *spec, u32 count)
 {
 	u32 done = 0, i, n;
 	int err = 0;
 
 	if (!netif_running(port->dev))
 		return -ENETDOWN;
+	if (spec->kind != PFCSIM_RX_TAGGED)
+		spec->prio = pfcsim_dscp_prio(port->dev, spec->dscp);
 	mutex_lock(&port->inject_lock);
 	while (done < count) {
 		if (READ_ONCE(port->dying)) {
@@ -363,7 +467,7 @@ static int pfcsim_inject(struct pfcsim_port *port, u8 prio, u32 count)
 		n = min_t(u32, count - done, PFCSIM_INJECT_BATCH);
 		local_bh_disable();
 		for (i = 0; i < n && !err; i++)
-			err = pfcsim_rx_one(port, prio, done + i);
+			err = pfcsim_rx_one(port, spec, done + i);
 		local_bh_enable();
 		if (err)
 			break;
@@ -925,23 +1029,56 @@ static ssize_t pfcsim_push_write(struct file *file, const char __user *ubuf,
 	return err ?: count;
 }
 
-/* "PRIO COUNT": one digit 0-7, one space, a decimal count. */
+/*
+ * "PRIO COUNT" (one digit 0-7, one space, a decimal count) or
+ * "ipv4 DSCP COUNT" / "ipv6 DSCP COUNT" (DSCP 0-63), single spaces.
+ */
+static int pfcsim_parse_inject(char *buf, struct pfcsim_rx_spec *spec,
+			       unsigned int *count)
+{
+	unsigned int dscp;
+	char *arg, *sp;
+
+	memset(spec, 0, sizeof(*spec));
+	if (!strncmp(buf, "ipv4 ", 5) || !strncmp(buf, "ipv6 ", 5)) {
+		spec->kind = buf[3] == '4' ? PFCSIM_RX_IPV4 : PFCSIM_RX_IPV6;
+		arg = buf + 5;
+		sp = strchr(arg, ' ');
+		if (!sp)
+			return -EINVAL;
+		*sp = '\0';
+		if (pfcsim_parse_uint(arg, &dscp) || dscp >= PFCSIM_NUM_DSCP)
+			return -EINVAL;
+		spec->dscp = dscp;
+		arg = sp + 1;
+	} else if (buf[0] >= '0' && buf[0] <= '7' && buf[1] == ' ') {
+		spec->kind = PFCSIM_RX_TAGGED;
+		spec->prio = buf[0] - '0';
+		arg = buf + 2;
+	} else {
+		return -EINVAL;
+	}
+	if (pfcsim_parse_uint(arg, count) || *count < 1 ||
+	    *count > PFCSIM_INJECT_MAX)
+		return -EINVAL;
+	return 0;
+}
+
 static ssize_t pfcsim_inject_rx_write(struct file *file,
 				      const char __user *ubuf, size_t count,
 				      loff_t *ppos)
 {
 	struct pfcsim_port *port = file->private_data;
+	struct pfcsim_rx_spec spec;
 	char buf[PFCSIM_ARG_MAX];
 	unsigned int n;
 	int err;
 
 	err = pfcsim_user_arg(ubuf, count, ppos, buf, sizeof(buf));
-	if (err)
-		return err;
-	if (buf[0] < '0' || buf[0] > '7' || buf[1] != ' ' ||
-	    pfcsim_parse_uint(buf + 2, &n) || n < 1 || n > PFCSIM_INJECT_MAX)
-		return -EINVAL;
-	err = pfcsim_inject(port, buf[0] - '0', n);
+	if (!err)
+		err = pfcsim_parse_inject(buf, &spec, &n);
+	if (!err)
+		err = pfcsim_inject(port, &spec, n);
 	return err ?: count;
 }
 
