@@ -214,6 +214,7 @@ void pfcwd_action_events(struct pfcwd_port *port, int prio,
 
 	if (events & PFCWD_EV_RESTORED) {
 		pfcwd_action_undo(port, prio);
+		pfcwd_storm_undone(&pp->sm, ktime_get_ns());
 		pfcwd_log_restored(port, prio, "");
 		pfcwd_nl_event(port, prio, PFCWD_CMD_STORM_RESTORED,
 			       st->last_restored_at);

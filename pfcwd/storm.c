@@ -220,10 +220,21 @@ static unsigned int pfcwd_storm_rx(struct pfcwd_storm *sm,
 	if (!sm->pause_start)
 		return 0;
 
-	/* XOFF right after a restoration that saw the counters go blind. */
-	if (sm->blind_suspect && n &&
-	    first <= sm->restored_at + 2 * cfg->hold_ns)
-		return pfcwd_storm_enter(sm, cfg, now, PFCWD_LATCH_BLIND);
+	/*
+	 * XOFF that may have begun within 2 * hold_ns of PFC coming back
+	 * after a restoration that saw the counters go blind.  A counter
+	 * source's frames may lie anywhere in the interval, so a late sample
+	 * takes them as early as it can.
+	 */
+	if (sm->blind_suspect && n) {
+		u64 from = s->xoff_first ? first : sm->prev_now;
+
+		if (from < sm->blind_from)
+			from = sm->blind_from;
+		if (from < sm->blind_from + 2 * cfg->hold_ns)
+			return pfcwd_storm_enter(sm, cfg, now,
+						 PFCWD_LATCH_BLIND);
+	}
 
 	if (now - sm->pause_start >= cfg->detect_ns)
 		return pfcwd_storm_enter(sm, cfg, now, PFCWD_LATCH_NONE);
@@ -258,7 +269,7 @@ static unsigned int pfcwd_storm_mitigating(struct pfcwd_storm *sm,
 	sm->stats.last_restored_at = now;
 	sm->stats.last_storm_ns = now - sm->stormed_at;
 	sm->blind_suspect = cfg->disables_pfc && !sm->xoff_while_mitigated;
-	sm->restored_at = now;
+	sm->blind_from = now;
 	sm->pause_start = 0;
 	sm->pause_last = 0;
 	sm->pause_floor = now;
@@ -413,8 +424,11 @@ unsigned int pfcwd_storm_sample(struct pfcwd_storm *sm,
 	else
 		ev |= pfcwd_storm_mitigating(sm, cfg, s, xoff, last);
 
-	/* The loop shows at once or not at all. */
-	if (sm->blind_suspect && s->now > sm->restored_at + 2 * cfg->hold_ns)
+	/*
+	 * The loop shows at once or not at all: a sample 2 * hold_ns after
+	 * PFC came back that did not latch above ends the watch.
+	 */
+	if (sm->blind_suspect && s->now >= sm->blind_from + 2 * cfg->hold_ns)
 		sm->blind_suspect = false;
 
 	ev |= pfcwd_storm_tx(sm, cfg, s, d_tx_pause, d_rx_packets);
@@ -453,6 +467,21 @@ bool pfcwd_storm_restore(struct pfcwd_storm *sm, u64 now)
 	pfcwd_storm_quiet(sm);
 	sm->pause_floor = now;
 	return true;
+}
+
+/**
+ * pfcwd_storm_undone - the caller undid a restored storm's action
+ * @sm: the machine
+ * @now: when the priority was put back in pfc_en
+ *
+ * Undoing takes a while after the sample that restored (the caller needs
+ * the device), and a blind counter can only come back once PFC is back:
+ * the blind-counter watch runs from @now.
+ */
+void pfcwd_storm_undone(struct pfcwd_storm *sm, u64 now)
+{
+	if (sm->blind_suspect && now > sm->blind_from)
+		sm->blind_from = now;
 }
 
 /**

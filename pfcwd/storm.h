@@ -46,8 +46,12 @@
  * goes quiet, restoration re-enables PFC and the storm is back at once: a
  * storm/restore loop.  When a storm that mitigated by disabling PFC saw no
  * XOFF at all after its first sample and XOFF frames reappear within
- * 2 * hold_ns of the restoration, the machine goes straight to LATCHED with
- * reason PFCWD_LATCH_BLIND instead of looping.
+ * 2 * hold_ns of PFC coming back (the restoration, or later when the caller
+ * says so with pfcwd_storm_undone()), the machine goes straight to LATCHED
+ * with reason PFCWD_LATCH_BLIND instead of looping.  For a counter source
+ * that is any XOFF in the first sample that covers that window: a late
+ * sample cannot tell the loop from a new storm, and latching is the safe
+ * reading of the two.
  */
 #ifndef _PFCWD_STORM_H
 #define _PFCWD_STORM_H
@@ -156,7 +160,7 @@ struct pfcwd_storm {
 
 	/* After a restoration that saw no XOFF while PFC was off. */
 	bool blind_suspect;
-	u64 restored_at;
+	u64 blind_from;		/* restoration, or PFC back if later */
 
 	/* Detection times of recent storms, for the storm limit (a ring). */
 	u64 history[PFCWD_STORM_HISTORY];
@@ -177,6 +181,7 @@ unsigned int pfcwd_storm_sample(struct pfcwd_storm *sm,
 				const struct pfcwd_storm_config *cfg,
 				const struct pfcwd_sample *s);
 bool pfcwd_storm_restore(struct pfcwd_storm *sm, u64 now);
+void pfcwd_storm_undone(struct pfcwd_storm *sm, u64 now);
 void pfcwd_storm_forget(struct pfcwd_storm *sm);
 void pfcwd_storm_clear_stats(struct pfcwd_storm *sm);
 u64 pfcwd_storm_deadline(const struct pfcwd_storm *sm,

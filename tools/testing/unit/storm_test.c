@@ -11,7 +11,7 @@
 #include "../../../pfcwd/storm.h"
 #include "tap.h"
 
-#define N_TESTS		257
+#define N_TESTS		272
 
 #define US(n)		((u64)(n) * 1000ULL)
 #define MS(n)		((u64)(n) * PFCWD_NSEC_PER_MSEC)
@@ -1052,8 +1052,56 @@ static void test_blind(u64 t0, u64 t1)
 	       "blind, %s: XOFF back 100 ms after: a storm at T0",
 	       tag);
 
-	/* The action did not clear pfc_en (alert): no loop to break. */
+	/*
+	 * PFC back 30 ms after the restoring sample (the caller waited for
+	 * the device): the watch runs from then, not from the restoration.
+	 */
+	sim_init(&x, &cfg, 0);
+	r = sim_blind_storm(&x, 0);
+	pfcwd_storm_undone(&x.sm, r + MS(30));
+	sim_run(&x, r + MS(30) + hold, false);
+	x.xoff = 1;
+	ev = sim_step(&x, x.s.now + TICK);
+	tap_ok(ev == EV_STORM_LATCH && x.sm.latch == PFCWD_LATCH_BLIND,
+	       "blind, %s: PFC back 30 ms late, XOFF hold after: latched",
+	       tag);
+	sim_init(&x, &cfg, 0);
+	r = sim_blind_storm(&x, 0);
+	pfcwd_storm_undone(&x.sm, r + MS(30));
+	sim_run(&x, r + MS(30) + 2 * hold, false);
+	tap_ok(x.sm.blind_suspect == false && !busy(&x),
+	       "blind, %s: PFC back 30 ms late, quiet 2 * hold after: watch over",
+	       tag);
+
+	/* The first sample after restoration comes 50 ms late, with XOFF. */
+	sim_init(&x, &cfg, 0);
+	r = sim_blind_storm(&x, 0);
+	x.xoff = 1;
+	ev = sim_step(&x, r + MS(50));
+	tap_ok(ev == EV_STORM_LATCH && x.sm.latch == PFCWD_LATCH_BLIND,
+	       "blind, %s: a sample 50 ms late with XOFF latches", tag);
+
+	/* ... without XOFF: the watch is over, the next XOFF is a storm. */
+	sim_init(&x, &cfg, 0);
+	r = sim_blind_storm(&x, 0);
+	ev = sim_step(&x, r + MS(50));
+	x.xoff = 1;
+	sim_clear(&x);
+	sim_until(&x, 2 * t0);
+	tap_ok(!ev && x.ev_first == PFCWD_EV_DETECTED &&
+	       x.ev_at == r + MS(50) + TICK + t0 &&
+	       in_state(&x, PFCWD_STORMED, PFCWD_LATCH_NONE),
+	       "blind, %s: a quiet sample 50 ms late ends the watch", tag);
+
+	/* Undone for a storm that was not blind: nothing changes. */
 	cfg.disables_pfc = false;
+	sim_init(&x, &cfg, 0);
+	r = sim_blind_storm(&x, 0);
+	pfcwd_storm_undone(&x.sm, r + MS(30));
+	tap_ok(!busy(&x) && !x.sm.blind_suspect,
+	       "alert, %s: undone after restoration starts no watch", tag);
+
+	/* The action did not clear pfc_en (alert): no loop to break. */
 	sim_init(&x, &cfg, 0);
 	r = sim_blind_storm(&x, 0);
 	tap_ok(!busy(&x), "alert, %s: not busy after restoration",

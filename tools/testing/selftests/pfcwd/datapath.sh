@@ -61,7 +61,7 @@ test_drop() {
 	expect_eq "$sent/$drop/$bl" "0/65/0" "band 3: sent 65 = delivered 0 + dropped 65"
 	echo > $PFCSIM_DFS/dp0/rx_storm
 	wait_stat dp0 3 state operational 3
-	dmesg | grep -q "pfcwd: dp0 prio 3: PFC storm restored after [0-9]* ms (tx dropped 65, rx dropped 0)" ||
+	klog | grep -q "pfcwd: dp0 prio 3: PFC storm restored after [0-9]* ms (tx dropped 65, rx dropped 0)" ||
 		fail "restoration log with the drop count"
 	expect_eq "$(send dp0 3 10)" 10 "prio 3 after restoration"
 	wait_eq 10 ethtool_stat dp0 tx_prio3_packets

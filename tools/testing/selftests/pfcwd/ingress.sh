@@ -140,7 +140,7 @@ test_rx_drop() {
 	wait_hook ig0 0 10
 	expect_eq "$(hooks)" 0 "hooks after restoration"
 	expect_eq "$(pfc_on ig0)" "3 4" "pfc_en after restoration"
-	dmesg | grep -q "pfcwd: ig0 prio 3: PFC storm restored after [0-9]* ms (tx dropped 0, rx dropped 750)" ||
+	klog | grep -q "pfcwd: ig0 prio 3: PFC storm restored after [0-9]* ms (tx dropped 0, rx dropped 750)" ||
 		fail "no restoration log line with rx dropped 750"
 	rx_start ig0 tagged
 	inject ig0 "3 400"
@@ -154,7 +154,7 @@ test_rx_drop() {
 	sim ig0 rx_storm ""
 	wait_stat ig0 3 restored 2 10
 	wait_hook ig0 0 10
-	dmesg | grep -q "pfcwd: ig0 prio 3: PFC storm restored after [0-9]* ms (tx dropped 0, rx dropped 40)" ||
+	klog | grep -q "pfcwd: ig0 prio 3: PFC storm restored after [0-9]* ms (tx dropped 0, rx dropped 40)" ||
 		fail "no restoration log line with rx dropped 40"
 	expect_eq "$(pstat ig0 3 rx_dropped)" 790 "prio 3 rx dropped after two storms"
 }

@@ -53,6 +53,9 @@ check() {
 # Reads the kernel log as lines; the number of lines marks a position.
 dmesg_lines() { dmesg 2>/dev/null | wc -l; }
 
+# The kernel log since the running case began (all of it outside a case).
+klog() { dmesg 2>/dev/null | tail -n "+$((${PFCWD_KLOG_MARK:-0} + 1))"; }
+
 # Fails with the offending lines when the kernel log since line $1 matches.
 dmesg_check_since() {
 	local bad
@@ -70,7 +73,7 @@ _tap_run_case() {
 	export TAP_SKIP_FILE
 	mark=$(dmesg_lines)
 	t0=$(date +%s%N)
-	out=$(timeout -k 5 "$tmo" "$0" "$fn" 2>&1)
+	out=$(PFCWD_KLOG_MARK=$mark timeout -k 5 "$tmo" "$0" "$fn" 2>&1)
 	rc=$?
 	out="$out${out:+$'\n'}time: $((($(date +%s%N) - t0) / 1000000)) ms"
 	[ -n "$out" ] && printf '%s\n' "$out" | sed 's/^/# /'

@@ -353,7 +353,7 @@ test_forward() {
 		"forwarded/dropped"
 	storm_stop
 	wait_stat $DEV 3 state operational 10
-	dmesg | grep -q "pfcwd: $DEV prio 3: PFC storm detected, action forward" ||
+	klog | grep -q "pfcwd: $DEV prio 3: PFC storm detected, action forward" ||
 		fail "forward log line"
 }
 
@@ -390,7 +390,7 @@ test_drop() {
 	expect_eq "$((got + dropped))" 50 "sent = delivered + dropped"
 	read -r s d bl <<< "$(class_stats $DEV 1:4)"
 	expect_eq "$s/$d/$bl" "$got/$dropped/0" "class 1:4 sent/dropped/backlog"
-	dmesg | grep -q "pfcwd: $DEV prio 3: PFC storm restored after [0-9]* ms (tx dropped $dropped, rx dropped 0)" ||
+	klog | grep -q "pfcwd: $DEV prio 3: PFC storm restored after [0-9]* ms (tx dropped $dropped, rx dropped 0)" ||
 		fail "restoration log line with the drop count"
 }
 
