@@ -209,7 +209,7 @@ int pfcwd_action_parse(const char *buf, enum pfcwd_action *action);
 /* ingress.c */
 void pfcwd_ingress_update(struct pfcwd_port *port);
 bool pfcwd_ingress_active(const struct pfcwd_port *port);
-int pfcwd_ingress_count(void);
+void pfcwd_ingress_counts(int *now, u64 *added, u64 *removed);
 int pfcwd_ingress_init(void);
 void pfcwd_ingress_exit(void);
 

@@ -36,9 +36,14 @@ portstat() {
 		}' $PFCWD_DBG
 }
 
-# Ingress hooks pfcwd has registered, all ports together.
+# Ingress hooks pfcwd has registered now, all ports together.
 hooks() {
 	awk '$1 == "hooks" { print $2 }' $INGRESS_DBG
+}
+
+# Hooks ever registered and removed: "ADDED/REMOVED".
+hook_history() {
+	awk '$1 == "hooks" { print $4 "/" $6 }' $INGRESS_DBG
 }
 
 # Waits up to $3 seconds for DEV $1's ingress_hook to be $2.
@@ -86,6 +91,7 @@ rx_stop() {
 		fail "the receiver's socket lost frames: $(tail -n1 "$RX_DIR/out")"
 	RX_OUT=$(grep -v '^sock_drops' "$RX_DIR/out" | xargs)
 	rm -rf "$RX_DIR"
+	RX_PID=
 }
 
 # A pfcsim port with a pfcwd qdisc, T0 and T1 short, action $2 (drop).
@@ -138,7 +144,7 @@ test_rx_drop() {
 	sim ig0 rx_storm ""
 	wait_stat ig0 3 state operational 10
 	wait_hook ig0 0 10
-	expect_eq "$(hooks)" 0 "hooks after restoration"
+	expect_eq "$(hooks)/$(hook_history)" 0/1/1 "hooks now/added/removed after restoration"
 	expect_eq "$(pfc_on ig0)" "3 4" "pfc_en after restoration"
 	dmesg | grep -q "pfcwd: ig0 prio 3: PFC storm restored after [0-9]* ms (tx dropped 0, rx dropped 750)" ||
 		fail "no restoration log line with rx dropped 750"
@@ -157,6 +163,7 @@ test_rx_drop() {
 	dmesg | grep -q "pfcwd: ig0 prio 3: PFC storm restored after [0-9]* ms (tx dropped 0, rx dropped 40)" ||
 		fail "no restoration log line with rx dropped 40"
 	expect_eq "$(pstat ig0 3 rx_dropped)" 790 "prio 3 rx dropped after two storms"
+	expect_eq "$(hooks)/$(hook_history)" 0/2/2 "hooks now/added/removed after two storms"
 }
 
 test_nft_sees_hook() {
@@ -334,6 +341,10 @@ test_reconfigure() {
 	set_knob ig0 priorities 4
 	expect_eq "$(portstat ig0 ingress_hook)/$(hooks)/$(pfc_on ig0)" "0/0/3 4" \
 		"hook/hooks/pfc_en once prio 3 is no longer watched"
+	rx_start ig0 tagged
+	inject ig0 "3 15"
+	rx_stop
+	expect_eq "$RX_OUT/$(pstat ig0 3 rx_dropped)" "3 15/0" "prio 3 once no longer watched"
 	set_knob ig0 priorities 3,4
 	drop_storm ig0 3
 	set_knob ig0 enabled 0
@@ -341,6 +352,7 @@ test_reconfigure() {
 		"hook/hooks/pfc_en once disabled"
 	sim ig0 rx_storm ""
 	set_knob ig0 enabled 1
+	expect_eq "$(hook_history)" 2/2 "hooks added/removed"
 	# Latched at once by a storm limit of 1, then restored by hand.
 	set_knob ig0 storm_limit 1
 	sim ig0 rx_storm 3
@@ -360,6 +372,28 @@ test_reconfigure() {
 
 # --- removals in the middle of a drop storm, packets arriving ---------------
 
+# Registering the first netdev ingress hook of the system, or removing the
+# last, flips static keys: the kernel patches the jump labels of its receive
+# path.  Under qemu's TCG (no KVM; Debian 12's qemu), a vCPU that is
+# receiving frames at that moment may keep executing a stale translation of
+# the patched code and spin forever on the int3 of the patch: a soft lockup
+# in __netif_receive_skb_core().  That happens without pfcwd too (an
+# nftables netdev ingress chain added and deleted while pfcsim injects
+# frames locks up the same way on the 6.1 guest), so it is the emulator,
+# not the kernel.  The cases that remove pfcwd's hook while frames arrive
+# therefore keep one more netdev ingress hook for their duration - an
+# nftables chain without rules on lo - so that pfcwd's hook coming and going
+# patches no code; as on a machine where tc ingress or nftables netdev
+# chains are already in use.
+pin_static_keys() {
+	command -v nft > /dev/null || fail "nft missing (scripts/deps.sh installs nftables)"
+	nft add table netdev pfcwd_selftest_pin &&
+		nft add chain netdev pfcwd_selftest_pin keep \
+			'{ type filter hook ingress device lo priority 0; }' ||
+		fail "cannot add the nftables chain that pins the ingress static keys"
+	PINNED=1
+}
+
 # Injects prio 3 frames into DEV $1 until told to stop or the port goes.
 injector_start() {
 	local f=$PFCSIM_DFS/$1/inject_rx
@@ -370,10 +404,26 @@ injector_start() {
 }
 
 injector_stop() {
+	[ -n "${INJ_PID:-}" ] || return 0
 	kill $INJ_PID 2>/dev/null
 	wait $INJ_PID 2>/dev/null
+	INJ_PID=
 	return 0
 }
+
+# On the way out of a case, whatever happened (each case is a process of
+# its own): no receiver is left holding the case's output open, frames
+# stop, then the pinning chain (if any) goes.
+case_cleanup() {
+	[ -n "${RX_PID:-}" ] && kill "$RX_PID" 2>/dev/null
+	injector_stop
+	if [ -n "${PINNED:-}" ]; then
+		nft delete table netdev pfcwd_selftest_pin 2>/dev/null
+	fi
+	return 0
+}
+
+trap case_cleanup EXIT
 
 # Everything is back: no hook anywhere, DEV $1 (if it still exists) has its
 # pfc_en and delivers prio 3 frames, pfcwd holds no reference and unloads.
@@ -413,6 +463,7 @@ mid_storm() {
 
 test_race_qdisc_replace() {
 	reset_all
+	pin_static_keys
 	for ((r = 1; r <= ROUNDS; r++)); do
 		mid_storm
 		tc qdisc replace dev ig0 root handle 2: pfifo_fast || fail "qdisc replace"
@@ -426,6 +477,7 @@ test_race_qdisc_replace() {
 
 test_race_qdisc_delete() {
 	reset_all
+	pin_static_keys
 	for ((r = 1; r <= ROUNDS; r++)); do
 		mid_storm
 		tc qdisc del dev ig0 root || fail "qdisc delete"
@@ -438,6 +490,7 @@ test_race_qdisc_delete() {
 
 test_race_device_removed() {
 	reset_all
+	pin_static_keys
 	for ((r = 1; r <= ROUNDS; r++)); do
 		mid_storm
 		pfcsim_del ig0
@@ -448,6 +501,7 @@ test_race_device_removed() {
 
 test_race_module_unload() {
 	reset_all
+	pin_static_keys
 	for ((r = 1; r <= ROUNDS; r++)); do
 		# pfcwd: its qdisc goes, then the module, packets still coming.
 		mid_storm
@@ -467,6 +521,7 @@ test_race_module_unload() {
 
 test_race_netns_delete() {
 	reset_all pfing
+	pin_static_keys
 	for ((r = 1; r <= ROUNDS; r++)); do
 		pfcsim_new ig0
 		ip netns add pfing || fail "netns add"
