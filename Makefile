@@ -62,6 +62,27 @@ install-vm: modules
 
 tools: $(SELFTEST_BINS)
 
+# The pfcwd command (tools/pfcwd, libmnl); shares pfcwd/prio_list.c with
+# the module.
+tools: $(BUILD)/tools/pfcwd
+PFCWD_CLI_SRCS := $(addprefix tools/pfcwd/,main.c genl.c port.c show.c set.c \
+	monitor.c headroom.c headroom_cmd.c json.c table.c util.c) pfcwd/prio_list.c
+PFCWD_CLI_HDRS := tools/pfcwd/cli.h tools/pfcwd/headroom.h pfcwd/prio_list.h \
+	pfcwd/pure.h include/uapi/linux/pfcwd.h
+
+$(BUILD)/tools/pfcwd: $(PFCWD_CLI_SRCS) $(PFCWD_CLI_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_USER) -I$(TOP)/include/uapi -o $@ $(PFCWD_CLI_SRCS) \
+		$$(pkg-config --cflags --libs libmnl)
+
+# The tc plugin: tc dlopen()s it and provides the helpers it calls.
+TC_PLUGIN_SRCS := tools/pfcwd/q_pfcwd.c pfcwd/prio_list.c
+tools: $(BUILD)/tools/q_pfcwd.so
+$(BUILD)/tools/q_pfcwd.so: $(TC_PLUGIN_SRCS) tools/pfcwd/tc_iproute2.h \
+		pfcwd/prio_list.h pfcwd/pure.h include/uapi/linux/pfcwd.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_USER) -fPIC -shared -o $@ $(TC_PLUGIN_SRCS)
+
 $(BUILD)/tools/%: $(SELFTEST_DIR)/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_USER) -o $@ $<

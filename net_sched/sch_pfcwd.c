@@ -24,18 +24,41 @@
  * port (atomics, written only while mitigating); the fast path adds one
  * read per packet and nothing else.
  *
+ * Options (TCA_OPTIONS, strict policy): "limit" is the qdisc's own; detect,
+ * restore, action and lossless are the port's watchdog configuration, the
+ * values sysfs shows, applied through pfcwd_port_configure() and dumped
+ * back from the port.  Everything is checked before anything is applied.
+ * dump_stats sends struct tc_pfcwd_xstats: per priority its state and the
+ * watchdog's counters.
+ *
+ * Software PFC (pfcwd/swpfc.c, devices without hardware PFC): a band
+ * whose priority the link partner paused is passed over too, until
+ * port->swpfc.until[P] - one READ_ONCE per band looked at, and a clock
+ * read only while some pause was received.  When nothing can be sent
+ * because of such pauses, the qdisc's watchdog timer is armed for the
+ * earliest end, so that a band resumes on time; an XON (or the watchdog
+ * taking the priority over) reschedules the qdisc at once.  While the
+ * watchdog mitigates a priority with drop or forward, its pause is not
+ * honoured.
+ *
  * Locking and context:
  *  - enqueue, dequeue, peek and reset run with the qdisc root lock held
  *    (softirq or process context with BH disabled); they alone touch the
- *    band queues and counters.
- *  - init, change, destroy, dump and the class operations run under RTNL in
- *    process context.  change takes the root lock (sch_tree_lock) before it
- *    touches anything the datapath reads.  The class dumps read counters
- *    that the datapath writes: byte/packet counters through u64_stats, the
- *    rest as snapshots, as every qdisc does.
+ *    band queues and counters, and arm the qdisc watchdog.  The watchdog's
+ *    hrtimer (hard irq) only reschedules the root qdisc, never takes its
+ *    lock.
+ *  - init, change, destroy, dump, dump_stats and the class operations run
+ *    under RTNL in process context.  change takes the root lock
+ *    (sch_tree_lock) before it touches anything the datapath reads.  The
+ *    port's configuration and state machines are read and changed under
+ *    port->lock (a mutex, taken after RTNL), never under the root lock.
+ *    The class dumps read counters that the datapath writes: byte/packet
+ *    counters through u64_stats, the rest as snapshots, as every qdisc
+ *    does.
  */
 #include <linux/if_vlan.h>
 #include <linux/kernel.h>
+#include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/random.h>
 #include <linux/netdevice.h>
@@ -57,6 +80,7 @@ struct pfcwd_sched {
 	struct pfcwd_port *port;	/* the watchdog of this device */
 	u32 limit;			/* packets per band */
 	struct pfcwd_band bands[PFCWD_NUM_PRIO];
+	struct qdisc_watchdog watchdog;	/* end of the first software pause */
 };
 
 static struct netlink_range_validation pfcwd_limit_range = {
@@ -64,8 +88,17 @@ static struct netlink_range_validation pfcwd_limit_range = {
 	.max = PFCWD_LIMIT_MAX,
 };
 
+static struct netlink_range_validation pfcwd_time_range = {
+	.min = PFCWD_TIME_MS_MIN,
+	.max = PFCWD_TIME_MS_MAX,
+};
+
 static const struct nla_policy pfcwd_tc_policy[TCA_PFCWD_MAX + 1] = {
 	[TCA_PFCWD_LIMIT] = NLA_POLICY_FULL_RANGE(NLA_U32, &pfcwd_limit_range),
+	[TCA_PFCWD_DETECT] = NLA_POLICY_FULL_RANGE(NLA_U32, &pfcwd_time_range),
+	[TCA_PFCWD_RESTORE] = NLA_POLICY_FULL_RANGE(NLA_U32, &pfcwd_time_range),
+	[TCA_PFCWD_ACTION] = NLA_POLICY_MAX(NLA_U32, PFCWD_ACTION_MAX),
+	[TCA_PFCWD_LOSSLESS] = { .type = NLA_U8 },
 };
 
 /* The 802.1p priority of a VLAN-tagged frame (out of band or in it), or -1. */
@@ -184,31 +217,62 @@ static void pfcwd_sched_flush(struct Qdisc *sch, struct pfcwd_sched *q,
 }
 
 /*
+ * Is band @prio held by a software pause (pfcwd/swpfc.c)?  Not when the
+ * watchdog forwards it (or drops it: the caller checked).  *@now is the
+ * time, read on first need; *@wake the earliest end of a pause so far.
+ */
+static bool pfcwd_sched_sw_paused(const struct pfcwd_sched *q,
+				  unsigned int prio, u8 action, u64 *now,
+				  u64 *wake)
+{
+	u64 until = READ_ONCE(q->port->swpfc.until[prio]);
+
+	if (likely(!until) || action == PFCWD_DP_FORWARD)
+		return false;
+	if (!*now)
+		*now = ktime_get_ns();
+	if (until <= *now)
+		return false;
+	if (until < *wake)
+		*wake = until;
+	return true;
+}
+
+/*
  * The band to serve next: the highest priority with a packet whose TX
- * queue is not stopped (paused), so that a paused priority never holds up
- * the others.  With @flush, bands the watchdog drops are emptied on the
- * way (dequeue); without (peek), they are only passed over.
+ * queue is not stopped (paused) and that no software pause holds, so that
+ * a paused priority never holds up the others.  With @flush, bands the
+ * watchdog drops are emptied on the way (dequeue); without (peek), they
+ * are only passed over.  When software pauses hold every band that has
+ * packets, the qdisc watchdog is set for the first of them to end.
  */
 static struct pfcwd_band *pfcwd_sched_next(struct Qdisc *sch, bool flush)
 {
 	struct pfcwd_sched *q = qdisc_priv(sch);
 	struct net_device *dev = qdisc_dev(sch);
+	u64 now = 0, wake = U64_MAX;
 	int prio;
 
 	for (prio = PFCWD_NUM_PRIO - 1; prio >= 0; prio--) {
 		struct pfcwd_band *b = &q->bands[prio];
+		u8 action;
 
 		if (!b->q.qlen)
 			continue;
-		if (unlikely(pfcwd_sched_action(q, prio) == PFCWD_DP_DROP)) {
+		action = pfcwd_sched_action(q, prio);
+		if (unlikely(action == PFCWD_DP_DROP)) {
 			if (flush)
 				pfcwd_sched_flush(sch, q, prio);
 			continue;
 		}
+		if (unlikely(pfcwd_sched_sw_paused(q, prio, action, &now, &wake)))
+			continue;
 		if (netif_xmit_stopped(skb_get_tx_queue(dev, b->q.head)))
 			continue;
 		return b;
 	}
+	if (unlikely(wake != U64_MAX))
+		qdisc_watchdog_schedule_ns(&q->watchdog, wake);
 	return NULL;
 }
 
@@ -269,6 +333,8 @@ static void pfcwd_sched_reset(struct Qdisc *sch)
 	struct pfcwd_sched *q = qdisc_priv(sch);
 	int prio;
 
+	qdisc_watchdog_cancel(&q->watchdog);
+
 	for (prio = 0; prio < PFCWD_NUM_PRIO; prio++) {
 		struct pfcwd_band *b = &q->bands[prio];
 
@@ -282,39 +348,140 @@ static void pfcwd_sched_reset(struct Qdisc *sch)
 	sch->qstats.backlog = 0;
 }
 
-static int pfcwd_sched_parse(struct Qdisc *sch, struct nlattr *opt,
-			     u32 *limit, struct netlink_ext_ack *extack)
+/*
+ * What one TCA_OPTIONS nest asks for: the qdisc's limit and a change to
+ * the port's watchdog configuration (the fields named in chg.set).
+ */
+struct pfcwd_sched_opts {
+	bool has_limit;
+	u32 limit;
+	struct pfcwd_config_change chg;
+};
+
+/*
+ * The policy's own messages ("integer out of range", "Attribute failed
+ * policy validation") do not say which option was wrong: when the
+ * attribute it refused is one inside @opt, say it by name.  The bad
+ * attribute and the policy stay in the extack.
+ */
+static void pfcwd_sched_explain(const struct nlattr *opt,
+				struct netlink_ext_ack *extack)
 {
+	const void *bad, *first, *end;
+
+	if (!extack || !extack->bad_attr)
+		return;
+	bad = extack->bad_attr;
+	first = nla_data(opt);
+	end = first + nla_len(opt);
+	if (bad < first || bad >= end)
+		return;		/* @opt itself, e.g. NLA_F_NESTED missing */
+
+	switch (nla_type(extack->bad_attr)) {
+	case TCA_PFCWD_LIMIT:
+		NL_SET_ERR_MSG(extack, "pfcwd: bad limit: a u32 of 1-1048576 (packets per band)");
+		break;
+	case TCA_PFCWD_DETECT:
+		NL_SET_ERR_MSG(extack, "pfcwd: bad detect: a u32 of 1-60000 (ms)");
+		break;
+	case TCA_PFCWD_RESTORE:
+		NL_SET_ERR_MSG(extack, "pfcwd: bad restore: a u32 of 1-60000 (ms)");
+		break;
+	case TCA_PFCWD_ACTION:
+		NL_SET_ERR_MSG(extack,
+			       "pfcwd: bad action: a u32, 0 (drop), 1 (forward) or 2 (alert)");
+		break;
+	case TCA_PFCWD_LOSSLESS:
+		NL_SET_ERR_MSG(extack, "pfcwd: bad lossless: a u8 bitmask of priorities");
+		break;
+	default:
+		NL_SET_ERR_MSG(extack,
+			       "pfcwd: unknown option (attribute type not in TCA_PFCWD_*)");
+		break;
+	}
+}
+
+/*
+ * Parses and checks @opt (may be NULL: no options) into @o.  Nothing is
+ * applied: a request that fails here changes nothing.
+ */
+static int pfcwd_sched_parse(struct nlattr *opt, struct pfcwd_sched_opts *o,
+			     struct netlink_ext_ack *extack)
+{
+	struct pfcwd_config *cfg = &o->chg.cfg;
 	struct nlattr *tb[TCA_PFCWD_MAX + 1];
 	int err;
 
+	memset(o, 0, sizeof(*o));
 	if (!opt)
 		return 0;
 
 	err = nla_parse_nested(tb, TCA_PFCWD_MAX, opt, pfcwd_tc_policy, extack);
-	if (err < 0)
+	if (err < 0) {
+		pfcwd_sched_explain(opt, extack);
 		return err;
+	}
 
-	if (tb[TCA_PFCWD_LIMIT])
-		*limit = nla_get_u32(tb[TCA_PFCWD_LIMIT]);
-	return 0;
+	if (tb[TCA_PFCWD_LIMIT]) {
+		o->has_limit = true;
+		o->limit = nla_get_u32(tb[TCA_PFCWD_LIMIT]);
+	}
+	if (tb[TCA_PFCWD_DETECT]) {
+		o->chg.set |= PFCWD_CFG_DETECT;
+		cfg->detect_ms = nla_get_u32(tb[TCA_PFCWD_DETECT]);
+	}
+	if (tb[TCA_PFCWD_RESTORE]) {
+		o->chg.set |= PFCWD_CFG_RESTORE;
+		cfg->restore_ms = nla_get_u32(tb[TCA_PFCWD_RESTORE]);
+	}
+	if (tb[TCA_PFCWD_ACTION]) {
+		o->chg.set |= PFCWD_CFG_ACTION;
+		cfg->action = nla_get_u32(tb[TCA_PFCWD_ACTION]);
+	}
+	if (tb[TCA_PFCWD_LOSSLESS]) {
+		o->chg.set |= PFCWD_CFG_PRIOS;
+		cfg->prios = nla_get_u8(tb[TCA_PFCWD_LOSSLESS]);
+	}
+	/* The policy checked the ranges; this is the check sysfs uses too. */
+	return pfcwd_config_check(&o->chg, extack);
+}
+
+/* Applies the watchdog part of @o to the port; RTNL held. */
+static int pfcwd_sched_configure(struct pfcwd_port *port,
+				 const struct pfcwd_sched_opts *o,
+				 struct netlink_ext_ack *extack)
+{
+	int err;
+
+	if (!o->chg.set)
+		return 0;
+	mutex_lock(&port->lock);
+	err = pfcwd_port_configure(port, &o->chg, extack);
+	mutex_unlock(&port->lock);
+	return err;
 }
 
 static int pfcwd_sched_change(struct Qdisc *sch, struct nlattr *opt,
 			      struct netlink_ext_ack *extack)
 {
 	struct pfcwd_sched *q = qdisc_priv(sch);
-	u32 limit = q->limit;
+	struct pfcwd_sched_opts o;
 	int prio, err;
 
-	err = pfcwd_sched_parse(sch, opt, &limit, extack);
+	err = pfcwd_sched_parse(opt, &o, extack);
 	if (err)
 		return err;
+	/* The only step that can still fail (a dying port): first. */
+	err = pfcwd_sched_configure(q->port, &o, extack);
+	if (err)
+		return err;
+	if (!o.has_limit)
+		return 0;
 
 	sch_tree_lock(sch);
-	q->limit = limit;
+	q->limit = o.limit;
 	for (prio = 0; prio < PFCWD_NUM_PRIO; prio++)
-		pfcwd_sched_trim(sch, &q->bands[prio], limit);
+		pfcwd_sched_trim(sch, &q->bands[prio], o.limit);
 	sch_tree_unlock(sch);
 	return 0;
 }
@@ -323,13 +490,12 @@ static int pfcwd_sched_init(struct Qdisc *sch, struct nlattr *opt,
 			    struct netlink_ext_ack *extack)
 {
 	struct pfcwd_sched *q = qdisc_priv(sch);
+	struct pfcwd_sched_opts o;
 	struct pfcwd_port *port;
-	u32 limit;
 	int prio, err;
 
-	limit = clamp_t(u32, READ_ONCE(qdisc_dev(sch)->tx_queue_len), 1,
-			PFCWD_LIMIT_MAX);
-	err = pfcwd_sched_parse(sch, opt, &limit, extack);
+	qdisc_watchdog_init(&q->watchdog, sch);	/* destroy cancels it */
+	err = pfcwd_sched_parse(opt, &o, extack);
 	if (err)
 		return err;
 
@@ -339,10 +505,16 @@ static int pfcwd_sched_init(struct Qdisc *sch, struct nlattr *opt,
 
 	/* The core hands us zeroed private data: the bands are empty. */
 	q->port = port;
-	q->limit = limit;
+	if (o.has_limit)
+		q->limit = o.limit;
+	else
+		q->limit = clamp_t(u32, READ_ONCE(qdisc_dev(sch)->tx_queue_len),
+				   1, PFCWD_LIMIT_MAX);
 	for (prio = 0; prio < PFCWD_NUM_PRIO; prio++)
 		gnet_stats_basic_sync_init(&q->bands[prio].bstats);
-	return 0;
+
+	/* On failure the core calls destroy, which detaches. */
+	return pfcwd_sched_configure(port, &o, extack);
 }
 
 /* Also called when init failed, before or after attaching. */
@@ -350,24 +522,77 @@ static void pfcwd_sched_destroy(struct Qdisc *sch)
 {
 	struct pfcwd_sched *q = qdisc_priv(sch);
 
+	qdisc_watchdog_cancel(&q->watchdog);
 	if (q->port)
 		pfcwd_port_detach(q->port);
 	q->port = NULL;
 }
 
+/* The limit and the port's configuration as in force (sysfs shows the same). */
 static int pfcwd_sched_dump(struct Qdisc *sch, struct sk_buff *skb)
 {
 	struct pfcwd_sched *q = qdisc_priv(sch);
+	struct pfcwd_config cfg;
 	struct nlattr *opts;
+
+	mutex_lock(&q->port->lock);
+	cfg = q->port->cfg;
+	mutex_unlock(&q->port->lock);
 
 	opts = nla_nest_start_noflag(skb, TCA_OPTIONS);
 	if (!opts)
 		return -EMSGSIZE;
-	if (nla_put_u32(skb, TCA_PFCWD_LIMIT, q->limit)) {
+	if (nla_put_u32(skb, TCA_PFCWD_LIMIT, q->limit) ||
+	    nla_put_u32(skb, TCA_PFCWD_DETECT, cfg.detect_ms) ||
+	    nla_put_u32(skb, TCA_PFCWD_RESTORE, cfg.restore_ms) ||
+	    nla_put_u32(skb, TCA_PFCWD_ACTION, cfg.action) ||
+	    nla_put_u8(skb, TCA_PFCWD_LOSSLESS, cfg.prios)) {
 		nla_nest_cancel(skb, opts);
 		return -EMSGSIZE;
 	}
 	return nla_nest_end(skb, opts);
+}
+
+static u32 pfcwd_sched_prio_state(enum pfcwd_state state)
+{
+	switch (state) {
+	case PFCWD_STORMED:
+		return PFCWD_PRIO_STATE_STORMED;
+	case PFCWD_LATCHED:
+		return PFCWD_PRIO_STATE_LATCHED;
+	case PFCWD_OPERATIONAL:
+		break;
+	}
+	return PFCWD_PRIO_STATE_OPERATIONAL;
+}
+
+/* Per-priority state and watchdog counters: struct tc_pfcwd_xstats. */
+static int pfcwd_sched_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
+{
+	struct pfcwd_sched *q = qdisc_priv(sch);
+	struct pfcwd_port *port = q->port;
+	struct tc_pfcwd_xstats st;
+	int p;
+
+	memset(&st, 0, sizeof(st));
+	mutex_lock(&port->lock);
+	for (p = 0; p < PFCWD_NUM_PRIO; p++) {
+		const struct pfcwd_prio *pp = &port->prio[p];
+		struct tc_pfcwd_prio_xstats *x = &st.prio[p];
+
+		x->state = pfcwd_sched_prio_state(pp->sm.state);
+		if (port->cfg.prios & BIT(p))
+			x->flags |= TC_PFCWD_PRIO_WATCHED;
+		if (pfcwd_swpfc_paused(port, p))
+			x->flags |= TC_PFCWD_PRIO_PAUSED;
+		x->detected = pp->sm.stats.detected;
+		x->restored = pp->sm.stats.restored;
+		x->tx_dropped = atomic64_read(&pp->tx_dropped);
+		x->rx_dropped = atomic64_read(&pp->rx_dropped);
+		x->tx_forwarded = atomic64_read(&pp->tx_forwarded);
+	}
+	mutex_unlock(&port->lock);
+	return gnet_stats_copy_app(d, &st, sizeof(st));
 }
 
 /* Classes: band P is class MAJOR:P+1; the class handle is P+1. */
@@ -435,6 +660,7 @@ static struct Qdisc_ops pfcwd_qdisc_ops __read_mostly = {
 	.destroy	= pfcwd_sched_destroy,
 	.change		= pfcwd_sched_change,
 	.dump		= pfcwd_sched_dump,
+	.dump_stats	= pfcwd_sched_dump_stats,
 	.owner		= THIS_MODULE,
 };
 

@@ -106,6 +106,7 @@ int pfcwd_port_configure(struct pfcwd_port *port,
 	if (chg->set & PFCWD_CFG_PRIOS) {
 		pfcwd_config_release(port, cfg->prios & ~in->prios);
 		cfg->prios = in->prios;
+		pfcwd_swpfc_set_honour(port, cfg->prios);
 	}
 	if (chg->set & PFCWD_CFG_ENABLED) {
 		if (!in->enabled && cfg->enabled)

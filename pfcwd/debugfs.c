@@ -11,6 +11,8 @@
  *       detected_at_ns N restored_at_ns N tx_dropped N rx_dropped N
  *       tx_forwarded N
  * (the last two: CLOCK_MONOTONIC times of the last detection/restoration)
+ * and, for a port with software PFC, its "DEV swpfc" and "DEV swprio P"
+ * lines (swpfc.c).
  *
  * (ingress_hook: whether the port's ingress hook, which drops received
  * packets of priorities mitigated with drop, is registered)
@@ -75,6 +77,7 @@ static int pfcwd_debugfs_ports_show(struct seq_file *m, void *v)
 	list_for_each_entry(port, &pfcwd_ports, node) {
 		mutex_lock(&port->lock);
 		pfcwd_debugfs_port(m, port);
+		pfcwd_swpfc_debugfs(m, port);
 		mutex_unlock(&port->lock);
 	}
 	mutex_unlock(&pfcwd_ports_lock);

@@ -4,8 +4,8 @@
  *
  * Module entry: brings up the parts of pfcwd.ko in order (poller, the
  * ingress hook's DCB notifier, port lifecycle, debugfs, then the qdisc kind
- * that creates ports) and takes them down in reverse.  Process context
- * only (module load and unload).
+ * and the netlink family, which create ports) and takes them down in
+ * reverse.  Process context only (module load and unload).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -32,8 +32,15 @@ static int __init pfcwd_init(void)
 		pr_err("cannot register the pfcwd qdisc: %d\n", err);
 		goto err_port;
 	}
+	err = pfcwd_nl_init();
+	if (err) {
+		pr_err("cannot register the pfcwd netlink family: %d\n", err);
+		goto err_sched;
+	}
 	return 0;
 
+err_sched:
+	pfcwd_sched_unregister();
 err_port:
 	pfcwd_debugfs_exit();
 	pfcwd_port_exit();
@@ -46,6 +53,7 @@ err_poll:
 
 static void __exit pfcwd_exit(void)
 {
+	pfcwd_nl_exit();
 	pfcwd_sched_unregister();
 	pfcwd_port_exit();
 	pfcwd_ingress_exit();

@@ -5,40 +5,48 @@
  * Objects and their rules (each file's header says more):
  *
  * struct pfcwd_port - one watched net_device (port.c).  Lives while a
- *   pfcwd qdisc is attached to the device; dies with the device or the
- *   module.  Reference counted (refcnt); freed after an RCU grace period.
+ *   pfcwd qdisc is attached to the device or netlink holds it; dies with
+ *   the device or the module.  Reference counted (refcnt); freed after an RCU grace period.
  *   Found by device through an RCU hash (pfcwd_port_lookup_rcu()).
  *
- * Lock order: RTNL -> pfcwd_ports_lock -> port->lock (-> netfilter's hook
- * mutex, when the ingress hook comes or goes).
+ * Lock order: RTNL -> pfcwd_ports_lock -> port->lock -> port->swpfc.lock
+ * (and port->lock -> netfilter's hook mutex, when the ingress hook comes
+ * or goes).
  *   RTNL         attaching and detaching, teardown, every driver call
  *                (dcbnl, stats), port->dead.
  *   ports_lock   the port list and hash (writers); readers use RCU.
  *   port->lock   (a mutex) cfg, the per-priority state machines and
  *                their bookkeeping (mitigation applied, pfc bits cleared).
- *   The datapath (qdisc, ingress hook) reads prio[].dp_action with
- *   READ_ONCE only.
+ *   swpfc.lock   (a spinlock) software PFC pause state and counters.
+ *   The datapath (qdisc, ingress hook) reads prio[].dp_action and
+ *   swpfc.until[] with READ_ONCE only.
  *
  * Contexts: the poll timer is a hard-irq hrtimer that only queues work;
  * everything else runs in process context (work items, sysfs, RTNL
  * callers), except pfcwd_report_pause(), callable from any context, and
- * the ingress hook (softirq).
+ * the ingress hook (softirq) and the software PFC receive handler
+ * (softirq), which takes only port->swpfc.lock (everyone else takes it
+ * with BHs off).
  */
 #ifndef _PFCWD_PFCWD_H
 #define _PFCWD_PFCWD_H
 
+#include <linux/cache.h>
 #include <linux/debugfs.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/ratelimit.h>
 #include <linux/refcount.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 #include <uapi/linux/pfcwd.h>
 
 #include "storm.h"
 
 #define PFCWD_DEFAULT_PRIOS	0x18	/* 3,4 when the device has no DCB */
+
+struct seq_file;
 
 struct pfcwd_config {
 	u32 detect_ms;			/* T0 */
@@ -84,6 +92,40 @@ struct pfcwd_push {
 	atomic64_t last;		/* last XOFF, ns */
 };
 
+/*
+ * Software PFC (swpfc.c): PFC frames received by the stack on a device
+ * without hardware PFC.  One priority's pause, under swpfc.lock.
+ */
+struct pfcwd_swpfc_prio {
+	u64 since;		/* when the pause in force began, ns */
+	u64 first;		/* first XOFF since the last sample, 0 = none */
+	u64 last;		/* last XOFF, ns; 0 = never */
+	u64 xoff;		/* XOFF frames (quanta > 0), cumulative */
+	u64 xon;		/* XON frames (quanta 0), cumulative */
+	u64 pauses;		/* pauses begun (a storm: 1 + its lapses) */
+};
+
+struct pfcwd_swpfc {
+	/*
+	 * Per priority, when its pause ends (ns, CLOCK_MONOTONIC; 0 or past:
+	 * not paused).  Read by the qdisc with READ_ONCE for each band it
+	 * looks at; written under lock by the receive handler.  Alone in its
+	 * cache line.
+	 */
+	u64 until[PFCWD_NUM_PRIO] ____cacheline_aligned_in_smp;
+
+	spinlock_t lock ____cacheline_aligned_in_smp;
+	struct pfcwd_swpfc_prio prio[PFCWD_NUM_PRIO];
+	u64 frames;		/* valid PFC frames */
+	u64 global_pause;	/* 802.3x PAUSE frames (counted, not honoured) */
+	u64 malformed;		/* MAC control frames ignored as malformed */
+	u32 quantum_ps;		/* 512 bit times at the link speed; READ_ONCE */
+	u8 honour;		/* priorities whose pause is honoured; READ_ONCE */
+
+	bool active;		/* RTNL: the packet handler is registered */
+	struct packet_type pt;
+};
+
 struct pfcwd_prio {
 	struct pfcwd_storm sm;
 	struct pfcwd_push push;
@@ -95,13 +137,14 @@ struct pfcwd_prio {
 	/*
 	 * Packets the datapath dropped or forwarded for the watchdog, since
 	 * the port was created; written (only while mitigating) by every
-	 * qdisc of the port, hence atomic.  *_base: the drop counts when the
-	 * last storm began, for its log line.
+	 * qdisc of the port, hence atomic.  *_base: the counts when the
+	 * last storm began; last_*: what the last storm that ended added.
 	 */
 	atomic64_t tx_dropped;
 	atomic64_t rx_dropped;
 	atomic64_t tx_forwarded;
-	u64 tx_dropped_base, rx_dropped_base;
+	u64 tx_dropped_base, rx_dropped_base, tx_forwarded_base;
+	u64 last_tx_dropped, last_rx_dropped, last_tx_forwarded;
 };
 
 /* What the datapath does with a priority's packets. */
@@ -114,6 +157,7 @@ struct pfcwd_ingress;
 struct pfcwd_port {
 	struct hlist_node hnode;	/* pfcwd_port_hash, by dev */
 	struct list_head node;		/* pfcwd_ports */
+	u64 id;				/* creation order; never reused */
 	refcount_t refcnt;
 	struct rcu_head rcu;
 
@@ -122,6 +166,7 @@ struct pfcwd_port {
 	char name[IFNAMSIZ];		/* for logs; updated on rename */
 	bool dead;			/* RTNL */
 	u32 qdisc_users;		/* RTNL */
+	bool held;			/* RTNL: enabled over netlink */
 	bool sysfs;			/* RTNL: the sysfs group exists */
 
 	struct mutex lock;		/* the fields below, but next_poll */
@@ -146,15 +191,21 @@ struct pfcwd_port {
 	u64 poll_due;			/* when this poll was due */
 	u64 raw_ind[PFCWD_NUM_PRIO];	/* last counters read, to spot change */
 	u64 raw_req[PFCWD_NUM_PRIO];
+
+	struct pfcwd_swpfc swpfc;	/* software PFC, see swpfc.c */
 };
 
 /* port.c */
 extern struct mutex pfcwd_ports_lock;
 extern struct list_head pfcwd_ports;
 extern unsigned int pfcwd_nr_ports;
+extern unsigned int pfcwd_ports_gen;
 struct pfcwd_port *pfcwd_port_attach(struct net_device *dev,
 				     struct netlink_ext_ack *extack);
 void pfcwd_port_detach(struct pfcwd_port *port);
+struct pfcwd_port *pfcwd_port_hold(struct net_device *dev,
+				   struct netlink_ext_ack *extack);
+void pfcwd_port_release(struct pfcwd_port *port);
 struct pfcwd_port *pfcwd_port_get(const struct net_device *dev);
 void pfcwd_port_put(struct pfcwd_port *port);
 void pfcwd_port_storm_config(const struct pfcwd_port *port,
@@ -197,14 +248,43 @@ void pfcwd_source_read_stats(struct pfcwd_port *port,
 void pfcwd_source_sample(struct pfcwd_port *port, int prio,
 			 const struct pfcwd_counters *c,
 			 struct pfcwd_sample *s);
+enum pfcwd_source pfcwd_port_source(const struct pfcwd_port *port);
+
+/* swpfc.c: software PFC, on ports without hardware PFC */
+void pfcwd_swpfc_start(struct pfcwd_port *port);
+void pfcwd_swpfc_stop(struct pfcwd_port *port);
+void pfcwd_swpfc_set_speed(struct pfcwd_port *port, u32 speed_mbps);
+void pfcwd_swpfc_set_honour(struct pfcwd_port *port, u8 prios);
+void pfcwd_swpfc_kick(struct pfcwd_port *port);
+void pfcwd_swpfc_sample(struct pfcwd_port *port, int prio,
+			struct pfcwd_sample *s);
+bool pfcwd_swpfc_paused(const struct pfcwd_port *port, int prio);
+void pfcwd_swpfc_counters(struct pfcwd_port *port, u64 *global_pause,
+			  u64 *malformed);
+void pfcwd_swpfc_clear_stats(struct pfcwd_port *port);
+void pfcwd_swpfc_debugfs(struct seq_file *m, struct pfcwd_port *port);
+
+#define PFCWD_PKTS_TX		0x1
+#define PFCWD_PKTS_RX		0x2
+#define PFCWD_ETHTOOL_STATS_MAX	65536	/* beyond this, do not look */
+unsigned int pfcwd_source_prio_packets(struct pfcwd_port *port,
+				       u64 *tx, u64 *rx);
 
 /* action.c */
 void pfcwd_action_events(struct pfcwd_port *port, int prio,
 			 unsigned int events);
 void pfcwd_action_undo(struct pfcwd_port *port, int prio);
 int pfcwd_action_restore(struct pfcwd_port *port, u8 prios);
+void pfcwd_action_last(const struct pfcwd_prio *pp, u64 *tx_dropped,
+		       u64 *rx_dropped, u64 *tx_forwarded);
+void pfcwd_action_clear_stats(struct pfcwd_prio *pp);
 const char *pfcwd_action_name(enum pfcwd_action action);
 int pfcwd_action_parse(const char *buf, enum pfcwd_action *action);
+
+/* netlink.c, nl_event.c */
+int pfcwd_nl_init(void);
+void pfcwd_nl_exit(void);
+void pfcwd_nl_event(struct pfcwd_port *port, int prio, u8 cmd, u64 when);
 
 /* ingress.c */
 void pfcwd_ingress_update(struct pfcwd_port *port);

@@ -2,11 +2,16 @@
 /*
  * Port lifecycle: a port is a net_device watched by pfcwd.
  *
- * A port is created when the first pfcwd qdisc attaches to a device and
- * removed when the last one goes, when the device is unregistered, or when
- * the module is unloaded.  Removal first undoes everything pfcwd changed on
- * the device (pfc_en bits), then removes the sysfs group and drops the
- * device reference; the memory goes when the last port reference does.
+ * A port is created when the first pfcwd qdisc attaches to a device or when
+ * netlink enables it (port-set with enabled 1: the port is then "held"),
+ * and removed when neither holds it any more (the last qdisc goes, netlink
+ * sets enabled 0), when the device is unregistered, or when the module is
+ * unloaded.  A device moving to another netns stays registered: its
+ * qdiscs are destroyed by the move, so a port only a qdisc held ends, and
+ * a held port moves with the device.  Removal first undoes everything
+ * pfcwd changed on the device (software PFC packet handler, pfc_en bits,
+ * ingress hook), then removes the sysfs group and drops the device
+ * reference; the memory goes when the last port reference does.
  *
  * Locking and context (see pfcwd.h for the order RTNL -> ports_lock ->
  * port->lock):
@@ -31,10 +36,16 @@
 
 #define PFCWD_HASH_BITS	8
 
-/* Serialises changes to pfcwd_ports and the hash; readers use RCU. */
+/*
+ * Serialises changes to pfcwd_ports and the hash; readers use RCU.  The
+ * list is in creation order (port->id ascending), which netlink dumps
+ * resume from; pfcwd_ports_gen changes with every addition and removal.
+ */
 DEFINE_MUTEX(pfcwd_ports_lock);
 LIST_HEAD(pfcwd_ports);
 unsigned int pfcwd_nr_ports;		/* under pfcwd_ports_lock; READ_ONCE */
+unsigned int pfcwd_ports_gen;		/* under pfcwd_ports_lock */
+static u64 pfcwd_port_next_id;		/* under pfcwd_ports_lock */
 static struct hlist_head pfcwd_port_hash[1 << PFCWD_HASH_BITS];
 
 static struct hlist_head *pfcwd_port_bucket(const struct net_device *dev)
@@ -82,6 +93,7 @@ static void pfcwd_port_update_link(struct pfcwd_port *port)
 	/* 65535 quanta of 512 bit times at @speed Mb/s, in ns */
 	quanta_ns = div_u64(65535ULL * 512 * 1000, speed);
 	port->hold_ns = quanta_ns;
+	pfcwd_swpfc_set_speed(port, speed);
 	port->link_up = netif_running(port->dev) && netif_carrier_ok(port->dev);
 	port->reprime = true;
 	WRITE_ONCE(port->quiet, false);
@@ -131,6 +143,7 @@ static struct pfcwd_port *pfcwd_port_create(struct net_device *dev)
 	port->cfg.prios = port->has_dcb ? port->pfc_en : PFCWD_DEFAULT_PRIOS;
 	pfcwd_port_update_link(port);
 	netdev_hold(dev, &port->dev_tracker, GFP_KERNEL);
+	pfcwd_swpfc_start(port);
 	return port;
 }
 
@@ -144,6 +157,7 @@ static void pfcwd_port_teardown(struct pfcwd_port *port)
 
 	ASSERT_RTNL();
 	pfcwd_sysfs_del(port);
+	pfcwd_swpfc_stop(port);
 
 	mutex_lock(&port->lock);
 	for (p = 0; p < PFCWD_NUM_PRIO; p++)
@@ -155,10 +169,52 @@ static void pfcwd_port_teardown(struct pfcwd_port *port)
 	hlist_del_rcu(&port->hnode);
 	list_del_rcu(&port->node);
 	WRITE_ONCE(pfcwd_nr_ports, pfcwd_nr_ports - 1);
+	pfcwd_ports_gen++;
 	mutex_unlock(&pfcwd_ports_lock);
 
 	netdev_put(port->dev, &port->dev_tracker);
 	pfcwd_port_put(port);
+}
+
+/*
+ * Creates the port of @dev and links it in.  RTNL held.  Return: the port
+ * with the list's reference only, or an ERR_PTR.
+ */
+static struct pfcwd_port *pfcwd_port_add(struct net_device *dev,
+					 struct netlink_ext_ack *extack)
+{
+	struct pfcwd_port *port;
+	int err;
+
+	port = pfcwd_port_create(dev);
+	if (!port) {
+		NL_SET_ERR_MSG(extack, "pfcwd: out of memory creating the port");
+		return ERR_PTR(-ENOMEM);
+	}
+
+	mutex_lock(&pfcwd_ports_lock);
+	port->id = ++pfcwd_port_next_id;
+	hlist_add_head_rcu(&port->hnode, pfcwd_port_bucket(dev));
+	list_add_tail_rcu(&port->node, &pfcwd_ports);
+	WRITE_ONCE(pfcwd_nr_ports, pfcwd_nr_ports + 1);
+	pfcwd_ports_gen++;
+	mutex_unlock(&pfcwd_ports_lock);
+
+	err = pfcwd_sysfs_add(port);
+	if (err) {
+		NL_SET_ERR_MSG(extack, "pfcwd: cannot create the sysfs directory");
+		pfcwd_port_teardown(port);
+		return ERR_PTR(err);
+	}
+	pfcwd_poll_kick();
+	return port;
+}
+
+/* Removes @port if nothing holds it any more.  RTNL held. */
+static void pfcwd_port_unused(struct pfcwd_port *port)
+{
+	if (!port->qdisc_users && !port->held && !port->dead)
+		pfcwd_port_teardown(port);
 }
 
 /**
@@ -175,37 +231,16 @@ struct pfcwd_port *pfcwd_port_attach(struct net_device *dev,
 				     struct netlink_ext_ack *extack)
 {
 	struct pfcwd_port *port;
-	int err;
 
 	ASSERT_RTNL();
 	port = pfcwd_port_get(dev);
-	if (port) {
-		port->qdisc_users++;
-		return port;
-	}
-
-	port = pfcwd_port_create(dev);
 	if (!port) {
-		NL_SET_ERR_MSG(extack, "pfcwd: out of memory creating the port");
-		return ERR_PTR(-ENOMEM);
+		port = pfcwd_port_add(dev, extack);
+		if (IS_ERR(port))
+			return port;
+		refcount_inc(&port->refcnt);	/* the qdisc's */
 	}
-	port->qdisc_users = 1;
-	refcount_inc(&port->refcnt);		/* the qdisc's; the list has one */
-
-	mutex_lock(&pfcwd_ports_lock);
-	hlist_add_head_rcu(&port->hnode, pfcwd_port_bucket(dev));
-	list_add_tail_rcu(&port->node, &pfcwd_ports);
-	WRITE_ONCE(pfcwd_nr_ports, pfcwd_nr_ports + 1);
-	mutex_unlock(&pfcwd_ports_lock);
-
-	err = pfcwd_sysfs_add(port);
-	if (err) {
-		NL_SET_ERR_MSG(extack, "pfcwd: cannot create the sysfs directory");
-		pfcwd_port_teardown(port);
-		pfcwd_port_put(port);
-		return ERR_PTR(err);
-	}
-	pfcwd_poll_kick();
+	port->qdisc_users++;
 	return port;
 }
 
@@ -213,15 +248,56 @@ struct pfcwd_port *pfcwd_port_attach(struct net_device *dev,
  * pfcwd_port_detach - a pfcwd qdisc leaves its port
  * @port: from pfcwd_port_attach()
  *
- * RTNL held, process context.  The last qdisc user removes the port (if
- * its device has not taken it along already).  Drops the qdisc's reference.
+ * RTNL held, process context.  The port goes when nothing holds it (and
+ * its device has not taken it along already).  Drops the qdisc's
+ * reference.
  */
 void pfcwd_port_detach(struct pfcwd_port *port)
 {
 	ASSERT_RTNL();
-	if (--port->qdisc_users == 0 && !port->dead)
-		pfcwd_port_teardown(port);
+	port->qdisc_users--;
+	pfcwd_port_unused(port);
 	pfcwd_port_put(port);
+}
+
+/**
+ * pfcwd_port_hold - netlink enables @dev as a port
+ * @dev: the device
+ * @extack: for errors
+ *
+ * RTNL held, process context.  Creates the port if needed and marks it
+ * held, so that it outlives its qdiscs.
+ *
+ * Return: the port with a reference (pfcwd_port_put()), or an ERR_PTR.
+ */
+struct pfcwd_port *pfcwd_port_hold(struct net_device *dev,
+				   struct netlink_ext_ack *extack)
+{
+	struct pfcwd_port *port;
+
+	ASSERT_RTNL();
+	port = pfcwd_port_get(dev);
+	if (!port) {
+		port = pfcwd_port_add(dev, extack);
+		if (IS_ERR(port))
+			return port;
+		refcount_inc(&port->refcnt);	/* the caller's */
+	}
+	port->held = true;
+	return port;
+}
+
+/**
+ * pfcwd_port_release - netlink no longer holds @port
+ * @port: the port
+ *
+ * RTNL held, process context.  The port goes if no qdisc holds it.
+ */
+void pfcwd_port_release(struct pfcwd_port *port)
+{
+	ASSERT_RTNL();
+	port->held = false;
+	pfcwd_port_unused(port);
 }
 
 static int pfcwd_netdev_event(struct notifier_block *nb, unsigned long event,
@@ -229,6 +305,7 @@ static int pfcwd_netdev_event(struct notifier_block *nb, unsigned long event,
 {
 	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
 	struct pfcwd_port *port;
+	int p;
 
 	port = pfcwd_port_get(dev);
 	if (!port)
@@ -236,9 +313,24 @@ static int pfcwd_netdev_event(struct notifier_block *nb, unsigned long event,
 
 	switch (event) {
 	case NETDEV_UNREGISTER:
-		/* Moving to another netns keeps the device registered. */
-		if (dev->reg_state == NETREG_UNREGISTERING && !port->dead)
+		if (port->dead)
+			break;
+		if (dev->reg_state == NETREG_UNREGISTERING) {
 			pfcwd_port_teardown(port);
+			break;
+		}
+		/*
+		 * Moving to another netns keeps the device registered (only
+		 * a held port is still here: the move destroyed the qdiscs).
+		 * What pfcwd applied belongs to the old netns (the ingress
+		 * hook is registered there): undo it all and start afresh.
+		 */
+		mutex_lock(&port->lock);
+		for (p = 0; p < PFCWD_NUM_PRIO; p++) {
+			pfcwd_action_undo(port, p);
+			pfcwd_storm_forget(&port->prio[p].sm);
+		}
+		mutex_unlock(&port->lock);
 		break;
 	case NETDEV_CHANGENAME:
 		mutex_lock(&port->lock);

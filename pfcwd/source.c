@@ -6,17 +6,22 @@
  *      (indications) and sent (requests); polled by poll.c.  Drivers may
  *      sleep in it (mlx5, mlxsw, hns3, bnxt), so it is called in process
  *      context under RTNL, one read per lock hold.
- *  (b) software PFC frames and (c) drivers pushing events through
- *      pfcwd_report_pause() (push.c) fill port->prio[].push instead; once
- *      a port has pushed, its push counters replace indications.
+ *  (b) software PFC (swpfc.c): on a device without dcbnl PFC, pfcwd
+ *      receives the PFC frames itself and knows each priority's pause
+ *      exactly; pfcwd_swpfc_sample() reports it.
+ *  (c) drivers pushing events through pfcwd_report_pause() (push.c) fill
+ *      port->prio[].push instead; once a port has pushed, its push
+ *      counters replace the others.
  * The port's receive progress comes from dev_get_stats().
  *
  * Context: pfcwd_source_probe() and the reads run in process context with
  * RTNL held (the raw_* copies belong to the poller); pfcwd_source_sample()
  * needs only port->lock.
  */
+#include <linux/ethtool.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
+#include <linux/slab.h>
 #include <net/dcbnl.h>
 
 #include "pfcwd.h"
@@ -106,7 +111,75 @@ void pfcwd_source_sample(struct pfcwd_port *port, int prio,
 		/* Frames pushed after the counters were read count as "now". */
 		s->xoff_first = min(s->xoff_first, s->now);
 		s->xoff_last = min(s->xoff_last, s->now);
+	} else if (READ_ONCE(port->swpfc.active)) {
+		pfcwd_swpfc_sample(port, prio, s);
 	} else {
 		s->rx_pause = c->indications[prio];
 	}
+}
+
+/*
+ * Per-priority packet counters, for display: the driver's ethtool
+ * statistics named "tx_prioP_packets" and "rx_prioP_packets" (mlx5's
+ * names, which pfcsim uses too).  RTNL held, process context (allocates).
+ * Return: PFCWD_PKTS_TX and/or PFCWD_PKTS_RX for what was found.
+ */
+unsigned int pfcwd_source_prio_packets(struct pfcwd_port *port,
+				       u64 *tx, u64 *rx)
+{
+	const struct ethtool_ops *ops = port->dev->ethtool_ops;
+	struct ethtool_stats *stats;
+	unsigned int found = 0;
+	int n, i, p;
+	u8 *names;
+
+	ASSERT_RTNL();
+	if (!ops || !ops->get_sset_count || !ops->get_strings ||
+	    !ops->get_ethtool_stats)
+		return 0;
+	n = ops->get_sset_count(port->dev, ETH_SS_STATS);
+	if (n <= 0 || n > PFCWD_ETHTOOL_STATS_MAX)
+		return 0;
+	names = kvcalloc(n, ETH_GSTRING_LEN, GFP_KERNEL);
+	stats = kvzalloc(struct_size(stats, data, n), GFP_KERNEL);
+	if (!names || !stats)
+		goto out;
+	stats->n_stats = n;
+	ops->get_strings(port->dev, ETH_SS_STATS, names);
+	ops->get_ethtool_stats(port->dev, stats, stats->data);
+	for (i = 0; i < n; i++) {
+		const char *name = names + i * ETH_GSTRING_LEN;
+
+		/* exactly "tx_prioP_packets" or "rx_prioP_packets" */
+		if (strnlen(name, ETH_GSTRING_LEN) != 16 ||
+		    (strncmp(name, "tx", 2) && strncmp(name, "rx", 2)) ||
+		    strncmp(name + 2, "_prio", 5) || name[7] < '0' ||
+		    name[7] >= '0' + PFCWD_NUM_PRIO ||
+		    strcmp(name + 8, "_packets"))
+			continue;
+		p = name[7] - '0';
+		if (name[0] == 't') {
+			tx[p] = stats->data[i];
+			found |= PFCWD_PKTS_TX;
+		} else {
+			rx[p] = stats->data[i];
+			found |= PFCWD_PKTS_RX;
+		}
+	}
+out:
+	kvfree(names);
+	kvfree(stats);
+	return found;
+}
+
+/* Where the port's pause information comes from.  Any context. */
+enum pfcwd_source pfcwd_port_source(const struct pfcwd_port *port)
+{
+	if (READ_ONCE(port->push_active))
+		return PFCWD_SOURCE_PUSH;
+	if (port->has_dcb)
+		return PFCWD_SOURCE_DCB;
+	if (READ_ONCE(port->swpfc.active))
+		return PFCWD_SOURCE_SOFTWARE;
+	return PFCWD_SOURCE_NONE;
 }

@@ -141,6 +141,40 @@ static bool pfcwd_storm_joins(const struct pfcwd_storm_config *cfg, u64 n,
 }
 
 /*
+ * Received pause from a source that knows the pause state (storm.h): the
+ * pause in force began at pause_since (not before pause_floor); detection
+ * once it has lasted T0.  No pause at the sample ends the episode.
+ */
+static unsigned int pfcwd_storm_rx_exact(struct pfcwd_storm *sm,
+					 const struct pfcwd_storm_config *cfg,
+					 const struct pfcwd_sample *s, u64 n,
+					 u64 last)
+{
+	u64 since = s->pause_since;
+
+	if (!since || since > s->now) {
+		sm->pause_start = 0;
+		sm->pause_last = 0;
+		return 0;
+	}
+	if (since < sm->pause_floor)
+		since = sm->pause_floor;
+	if (sm->pause_start != since) {
+		sm->pause_start = since;
+		sm->pause_last = since;
+		sm->pause_frames = 0;
+	}
+	if (n) {
+		sm->pause_frames += n;
+		if (last > sm->pause_last)
+			sm->pause_last = last;
+	}
+	if (s->now - sm->pause_start >= cfg->detect_ns)
+		return pfcwd_storm_enter(sm, cfg, s->now, PFCWD_LATCH_NONE);
+	return 0;
+}
+
+/*
  * Received pause: episode tracking and detection, in OPERATIONAL.  An
  * episode continues while each interval's XOFF frames join the previous
  * ones without a gap longer than the hold time; otherwise a new one starts
@@ -159,6 +193,8 @@ static unsigned int pfcwd_storm_rx(struct pfcwd_storm *sm,
 		sm->pause_last = 0;
 		return 0;
 	}
+	if (s->valid & PFCWD_SAMPLE_PAUSE)
+		return pfcwd_storm_rx_exact(sm, cfg, s, n, last);
 
 	if (n) {
 		/* Where the interval's frames may begin: exact, or its start. */
@@ -225,6 +261,7 @@ static unsigned int pfcwd_storm_mitigating(struct pfcwd_storm *sm,
 	sm->restored_at = now;
 	sm->pause_start = 0;
 	sm->pause_last = 0;
+	sm->pause_floor = now;
 	return PFCWD_EV_RESTORED;
 }
 
@@ -344,6 +381,8 @@ unsigned int pfcwd_storm_sample(struct pfcwd_storm *sm,
 		sm->prev_rx_packets = s->rx_packets;
 		/* A slow-receiver bucket must not span the unobserved time. */
 		sm->slow_bucket_start = 0;
+		/* Nor an exact pause: it counts from now at the earliest. */
+		sm->pause_floor = s->now;
 		return 0;
 	}
 	if (s->now < sm->prev_now)
@@ -412,6 +451,7 @@ bool pfcwd_storm_restore(struct pfcwd_storm *sm, u64 now)
 	sm->history_len = 0;
 	sm->history_head = 0;
 	pfcwd_storm_quiet(sm);
+	sm->pause_floor = now;
 	return true;
 }
 

@@ -26,6 +26,16 @@
  * never early; it is late by at most the time between the storm's first
  * frame and that sample.
  *
+ * Sources that know the pause state exactly (software PFC: each frame's
+ * quanta give the time the priority stays paused) say so with
+ * PFCWD_SAMPLE_PAUSE and give, in pause_since, when the pause in force at
+ * the sample began: at the first XOFF after the priority was last not
+ * paused (an XON, or the expiry of the last XOFF's quanta, ends a pause).
+ * Their pause is that one, with no guessing from frame counts: detection
+ * when it has lasted T0.  It never counts from before the machine was
+ * primed or last restored (pause_floor): what happened before was not
+ * watched, or was the storm just ended.
+ *
  * Generated (NIC-side) storm: the pause frames this port sends kept rising
  * while the port received nothing, for >= T0.  Slow receiver: the rate of
  * pause frames sent stayed above cfg->slow_threshold frames/s for
@@ -70,6 +80,7 @@ enum pfcwd_latch {
 /* Which optional counters of a sample are valid. */
 #define PFCWD_SAMPLE_TX		0x01	/* tx_packets */
 #define PFCWD_SAMPLE_RX		0x02	/* rx_packets */
+#define PFCWD_SAMPLE_PAUSE	0x04	/* pause_since: exact pause state */
 
 struct pfcwd_storm_config {
 	u64 detect_ns;		/* T0 */
@@ -88,7 +99,8 @@ struct pfcwd_storm_config {
  * is taken as a reset, after which the new value counts).  Exact sources
  * (software PFC, driver push) give the times of the first and last XOFF
  * frame since the previous sample; counter sources leave them 0, meaning
- * "now".
+ * "now".  Sources with PFCWD_SAMPLE_PAUSE also give pause_since: when the
+ * pause in force at @now began, 0 if the priority is not paused at @now.
  */
 struct pfcwd_sample {
 	u64 now;
@@ -98,6 +110,7 @@ struct pfcwd_sample {
 	u64 rx_packets;		/* frames received by the port */
 	u64 xoff_first;
 	u64 xoff_last;
+	u64 pause_since;
 	u8 valid;		/* PFCWD_SAMPLE_* */
 };
 
@@ -128,6 +141,7 @@ struct pfcwd_storm {
 	u64 pause_start;
 	u64 pause_last;
 	u64 pause_frames;
+	u64 pause_floor;	/* exact pause: counts from here at the earliest */
 
 	/* Generated pause with nothing received: the current episode. */
 	u64 tx_start;

@@ -96,7 +96,6 @@ static ssize_t name##_store(struct device *d,				\
 }									\
 static DEVICE_ATTR_RW(name)
 
-
 static ssize_t pfcwd_show_detection_time_ms(struct pfcwd_port *port, char *buf)
 {
 	return sysfs_emit(buf, "%u\n", port->cfg.detect_ms);

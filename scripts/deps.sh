@@ -49,8 +49,8 @@ resolve_abi() {
 
 pkgs=(build-essential gcc make bc kmod cpio busybox-static qemu-system-x86
       sparse libmnl-dev pkg-config iproute2 ethtool procps iputils-ping
-      python3 python3-yaml xz-utils linux-source-6.12 util-linux jq
-      nftables)
+      python3 python3-yaml python3-jsonschema python3-scapy xz-utils
+      linux-source-6.12 util-linux jq nftables)
 
 mkdir -p "$kdir"
 
@@ -111,5 +111,25 @@ if [ ! -f "$cp_dir/scripts/checkpatch.pl" ]; then
 	tar -xf "$tarball" -C "$cp_dir" --strip-components=1 \
 		"$base/scripts/checkpatch.pl" "$base/scripts/spelling.txt" \
 		"$base/scripts/const_structs.checkpatch"
+fi
+
+# The kernel's ynl (tools/net/ynl: cli.py and its Python library) with the
+# netlink schemas and specs (Documentation/netlink), from linux-source-6.12,
+# for scripts/ynl and the spec check.  Its Python dependencies (PyYAML,
+# jsonschema) are the Debian packages above.
+ynl_dir="$top/build/ynl"
+if [ ! -f "$ynl_dir/.done" ]; then
+	tarball=$(ls /usr/src/linux-source-6.12*.tar.* 2>/dev/null | head -n1)
+	[ -n "$tarball" ] || { log "linux-source-6.12 tarball missing"; exit 1; }
+	log "extracting ynl from $tarball"
+	rm -rf "$ynl_dir"
+	mkdir -p "$ynl_dir"
+	base=$(basename "$tarball")
+	base=${base%.tar.*}
+	tar -xf "$tarball" -C "$ynl_dir" --strip-components=1 \
+		"$base/tools/net/ynl" "$base/Documentation/netlink"
+	# Byte-compiled here: the VM sees this tree read-only.
+	/usr/bin/python3 -m compileall -q "$ynl_dir/tools/net/ynl" >/dev/null
+	touch "$ynl_dir/.done"
 fi
 exit 0

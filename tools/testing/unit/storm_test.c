@@ -11,7 +11,7 @@
 #include "../../../pfcwd/storm.h"
 #include "tap.h"
 
-#define N_TESTS		232
+#define N_TESTS		257
 
 #define US(n)		((u64)(n) * 1000ULL)
 #define MS(n)		((u64)(n) * PFCWD_NSEC_PER_MSEC)
@@ -322,6 +322,169 @@ static void test_exact(u64 t0, u64 t1)
 	ev = sim_step(&x, last + t1);
 	tap_ok(ev == PFCWD_EV_RESTORED && x.sm.state == PFCWD_OPERATIONAL,
 	       "exact source, %s: restored at xoff_last + T1", tag);
+}
+
+/*
+ * A source that knows the pause state (PFCWD_SAMPLE_PAUSE, software PFC):
+ * the pause is the one it reports, from pause_since; detection exactly T0
+ * after it began, restoration T1 after the last XOFF.
+ */
+static void pause_at(struct sim *x, u64 since, u64 first, u64 last)
+{
+	x->s.pause_since = since;
+	x->s.xoff_first = first;
+	x->s.xoff_last = last;
+}
+
+static void test_pause_state(u64 t0, u64 t1)
+{
+	struct pfcwd_storm_config cfg = cfg_t(t0, t1);
+	u64 since = BASE + US(300), now, last;
+	unsigned int ev = 0;
+	struct sim x;
+
+	cfg.disables_pfc = false;
+	sim_init(&x, &cfg, PFCWD_SAMPLE_RX | PFCWD_SAMPLE_PAUSE);
+	x.xoff = 1;
+	for (now = BASE + TICK; now < since + t0 - TICK; now += TICK) {
+		pause_at(&x, since, now - US(700), now - US(100));
+		ev |= sim_step(&x, now);
+	}
+	tap_ok(!ev && busy(&x) && x.sm.pause_start == since &&
+	       deadline(&x) == since + t0,
+	       "pause state, %s: paused from pause_since, deadline + T0", tag);
+	pause_at(&x, since, 0, 0);
+	x.xoff = 0;
+	ev = sim_step(&x, since + t0 - US(1));
+	tap_ok(!ev && x.sm.state == PFCWD_OPERATIONAL,
+	       "pause state, %s: no frame, still paused: not detected at T0 - 1 us",
+	       tag);
+	last = since + t0 - US(50);
+	pause_at(&x, since, last, last);
+	x.xoff = 1;
+	ev = sim_step(&x, since + t0);
+	tap_ok(ev == PFCWD_EV_DETECTED && x.sm.stats.last_paused_ns == t0 &&
+	       x.sm.stats.last_detected_at == since + t0 &&
+	       in_state(&x, PFCWD_STORMED, PFCWD_LATCH_NONE),
+	       "pause state, %s: detected at pause_since + T0", tag);
+
+	/* The frames stop; the pause expires; T1 counts from the last XOFF. */
+	x.xoff = 0;
+	pause_at(&x, 0, 0, 0);
+	ev = sim_step(&x, last + t1 - US(1));
+	tap_ok(!ev && x.sm.state == PFCWD_STORMED,
+	       "pause state, %s: still stormed T1 - 1 us after the last XOFF",
+	       tag);
+	ev = sim_step(&x, last + t1);
+	tap_ok(ev == PFCWD_EV_RESTORED && x.sm.stats.last_restored_at == last + t1,
+	       "pause state, %s: restored T1 after the last XOFF", tag);
+}
+
+/* XON ends a pause; a pause that lapsed and came back starts afresh. */
+static void test_pause_state_episodes(void)
+{
+	struct pfcwd_storm_config cfg = cfg_t(MS(200), MS(200));
+	unsigned int ev = 0;
+	struct sim x;
+	u64 now, since1, since2;
+
+	cfg.disables_pfc = false;
+	/* XOFF then XON within every interval: frames, but never paused. */
+	sim_init(&x, &cfg, PFCWD_SAMPLE_RX | PFCWD_SAMPLE_PAUSE);
+	x.xoff = 3;
+	for (now = BASE + TICK; now <= BASE + SEC(1); now += TICK) {
+		pause_at(&x, 0, now - US(900), now - US(200));
+		ev |= sim_step(&x, now);
+		if (busy(&x))
+			ev |= 0x100;
+	}
+	tap_ok(!ev && x.sm.stats.rx_pause == 3000 && !x.sm.stats.detected &&
+	       deadline(&x) == PFCWD_U64_MAX,
+	       "pause state: XOFF each ended by XON for 1 s: counted, never paused");
+
+	/* Paused from since1, a gap, paused again from since2. */
+	since1 = x.s.now + US(100);
+	for (now = x.s.now + TICK; now < since1 + MS(150); now += TICK) {
+		pause_at(&x, since1, now - US(500), now - US(100));
+		ev |= sim_step(&x, now);
+	}
+	since2 = now + US(400);
+	pause_at(&x, since2, since2, since2);
+	ev |= sim_step(&x, now + TICK);
+	tap_ok(!ev && x.sm.pause_start == since2 &&
+	       deadline(&x) == since2 + cfg.detect_ns,
+	       "pause state: a new pause_since restarts the pause and its deadline");
+	for (now = x.s.now + TICK; now <= since1 + cfg.detect_ns + MS(20);
+	     now += TICK) {
+		pause_at(&x, since2, now - US(500), now - US(100));
+		ev |= sim_step(&x, now);
+	}
+	tap_ok(!ev, "pause state: nothing at the old deadline");
+	sim_clear(&x);
+	for (now = x.s.now + TICK; now <= since2 + cfg.detect_ns + TICK;
+	     now += TICK) {
+		pause_at(&x, since2, now - US(500), now - US(100));
+		sim_step(&x, now);
+	}
+	tap_ok(x.nev == 1 && x.ev_first == PFCWD_EV_DETECTED &&
+	       x.sm.stats.last_paused_ns >= cfg.detect_ns &&
+	       x.sm.stats.last_paused_ns < cfg.detect_ns + TICK,
+	       "pause state: detected T0 after the second pause began (%llu us)",
+	       (unsigned long long)(x.sm.stats.last_paused_ns / 1000));
+
+	/* A pause said to begin after the sample is not in force at it. */
+	sim_init(&x, &cfg, PFCWD_SAMPLE_RX | PFCWD_SAMPLE_PAUSE);
+	x.xoff = 1;
+	pause_at(&x, BASE + TICK + US(10), BASE + TICK + US(10),
+		 BASE + TICK + US(10));
+	ev = sim_step(&x, BASE + TICK);
+	tap_ok(!ev && !x.sm.pause_start && !busy(&x),
+	       "pause state: a pause beginning after the sample is not counted");
+}
+
+/* The pause never counts from before priming or the last restoration. */
+static void test_pause_state_floor(void)
+{
+	struct pfcwd_storm_config cfg = cfg_t(MS(200), MS(100));
+	u64 old = BASE - SEC(5), r;
+	struct sim x;
+
+	cfg.disables_pfc = false;
+	sim_setup(&x, &cfg, PFCWD_SAMPLE_RX | PFCWD_SAMPLE_PAUSE);
+	pause_at(&x, old, 0, 0);
+	sim_prime(&x);
+	x.xoff = 1;
+	sim_until(&x, SEC(1));
+	tap_ok(x.ev_first == PFCWD_EV_DETECTED && x.ev_at == BASE + cfg.detect_ns,
+	       "pause state: a pause older than priming counts from priming (%llu ms)",
+	       ms(x.ev_at - BASE));
+
+	/*
+	 * One long pause (a slow link), no more frames: restored, then the
+	 * pause still in force counts from the restoration.
+	 */
+	x.xoff = 0;
+	sim_clear(&x);
+	sim_until(&x, SEC(1));
+	r = x.ev_at;
+	tap_ok(x.ev_first == PFCWD_EV_RESTORED &&
+	       r == BASE + cfg.detect_ns + cfg.restore_ns,
+	       "pause state: restored T1 after the last XOFF, pause still in force");
+	sim_clear(&x);
+	sim_until(&x, SEC(1));
+	tap_ok(x.ev_first == PFCWD_EV_DETECTED && x.ev_at == r + cfg.detect_ns,
+	       "pause state: ... detected again T0 after the restoration, not at once");
+
+	/* By hand, too. */
+	r = x.s.now + US(500);
+	tap_ok(pfcwd_storm_restore(&x.sm, r) && !x.sm.pause_start,
+	       "pause state: restored by hand");
+	sim_clear(&x);
+	sim_until(&x, SEC(1));
+	tap_ok(x.ev_first == PFCWD_EV_DETECTED &&
+	       x.sm.stats.last_paused_ns == x.ev_at - r &&
+	       x.ev_at >= r + cfg.detect_ns && x.ev_at < r + cfg.detect_ns + TICK,
+	       "pause state: by hand: detected again T0 after the restoration");
 }
 
 /*
@@ -1474,6 +1637,7 @@ int main(void)
 			 ms(t0), ms(t1));
 		test_detect(t0, t1);
 		test_exact(t0, t1);
+		test_pause_state(t0, t1);
 		test_jitter(t0, t1);
 		test_bursts(t0, t1);
 		test_restore(t0, t1);
@@ -1486,6 +1650,8 @@ int main(void)
 	test_sparse();
 	test_late_samples();
 	test_exact_future();
+	test_pause_state_episodes();
+	test_pause_state_floor();
 	test_storm_limit();
 	test_slow();
 	test_counter_delta();

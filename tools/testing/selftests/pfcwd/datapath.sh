@@ -44,9 +44,11 @@ test_no_head_of_line() {
 
 test_drop() {
 	setup
-	echo 100 > /sys/class/net/dp0/pfcwd/detection_time_ms
+	# Queue while the storm cannot be detected yet, however slow the VM.
+	echo 60000 > /sys/class/net/dp0/pfcwd/detection_time_ms
 	echo 3 > $PFCSIM_DFS/dp0/rx_storm
 	expect_eq "$(send dp0 3 40)" 40 "prio 3 frames queued before detection"
+	echo 100 > /sys/class/net/dp0/pfcwd/detection_time_ms
 	wait_stat dp0 3 state stormed 3
 	# Mitigation wakes the queue; the band is emptied into the drop count.
 	wait_eq 40 pstat dp0 3 tx_dropped
@@ -69,9 +71,10 @@ test_drop() {
 test_forward() {
 	setup
 	echo forward > /sys/class/net/dp0/pfcwd/action
-	echo 100 > /sys/class/net/dp0/pfcwd/detection_time_ms
+	echo 60000 > /sys/class/net/dp0/pfcwd/detection_time_ms
 	echo 3 > $PFCSIM_DFS/dp0/rx_storm
 	expect_eq "$(send dp0 3 30)" 30 "prio 3 frames queued before detection"
+	echo 100 > /sys/class/net/dp0/pfcwd/detection_time_ms
 	wait_stat dp0 3 state stormed 3
 	# PFC is off for priority 3: the queue runs, the band drains.
 	wait_eq 30 ethtool_stat dp0 tx_prio3_packets

@@ -24,6 +24,20 @@ if [ -n "${PFCWD_RESULTS:-}" ]; then
 	mkdir -p "$out"
 fi
 
+# Keep the kernel's netdev ingress static key on for the whole run (an nft
+# chain on a dummy device).  Otherwise the first ingress hook pfcwd
+# registers, and the removal of the last, patch the jump label in
+# __netif_receive_skb_core() while another vCPU is receiving: under qemu's
+# multi-threaded TCG that vCPU can spin on the patched site for ever (seen:
+# RIP on the 5-byte NOP, soft lockup, RCU stall).  Real CPUs patch live
+# code safely; the tests' hooks still come and go exactly as in production,
+# only the static key stays on - as on any host with an nft netdev chain.
+ip link add pfcwdkey0 type dummy 2>/dev/null &&
+	nft add table netdev pfcwd_selftest_key &&
+	nft add chain netdev pfcwd_selftest_key keep \
+		'{ type filter hook ingress device pfcwdkey0 priority 0; policy accept; }' ||
+	echo "# warning: cannot hold the ingress static key (nft); see run_tests.sh"
+
 echo "TAP version 13"
 echo "1..${#scripts[@]}"
 n=0 rc=0
@@ -45,4 +59,6 @@ for s in "${scripts[@]}"; do
 		rc=1
 	fi
 done
+nft delete table netdev pfcwd_selftest_key 2>/dev/null
+ip link del pfcwdkey0 2>/dev/null
 exit $rc

@@ -6,15 +6,19 @@ Lets the selftests exercise the kernel's validation of pfcwd's tc options
 byte by byte, independent of any tc plugin.
 
   tc-nl.py add|change|replace DEV [handle MAJ] [parent MAJ:MIN] [limit N]
+           [detect N] [restore N] [action N] [lossless MASK]
            [attr TYPE:HEX]...
            [kind KIND] [noflag]
-  tc-nl.py show DEV
+  tc-nl.py show DEV [all]
 
+limit, detect, restore and action are sent as u32, lossless as u8 (N and
+MASK: decimal or 0x hex, not range-checked here: the kernel's job).
 "attr TYPE:HEX" appends a raw attribute inside TCA_OPTIONS (HEX = payload
 bytes); "noflag" sends TCA_OPTIONS without NLA_F_NESTED.  Prints the
 kernel's extack message if any ("extack: MSG") and the error; exits 0 on success, else the errno.
 "show" prints the options of DEV's pfcwd qdiscs as dumped by the kernel,
-one "handle MAJ: limit N" line per qdisc.
+one "handle MAJ: limit N" line per qdisc; with "all", every option:
+"handle MAJ: limit N detect N restore N action N lossless 0xMASK".
 """
 import os
 import socket
@@ -32,7 +36,13 @@ NETLINK_EXT_ACK = 11
 SOL_NETLINK = 270
 NLA_F_NESTED = 0x8000
 TCA_KIND, TCA_OPTIONS = 1, 2
-TCA_PFCWD_LIMIT = 1
+TCA_PFCWD_LIMIT, TCA_PFCWD_DETECT, TCA_PFCWD_RESTORE = 1, 2, 3
+TCA_PFCWD_ACTION, TCA_PFCWD_LOSSLESS = 4, 5
+U32_OPTS = {"limit": TCA_PFCWD_LIMIT, "detect": TCA_PFCWD_DETECT,
+            "restore": TCA_PFCWD_RESTORE, "action": TCA_PFCWD_ACTION}
+SHOW_OPTS = (("limit", TCA_PFCWD_LIMIT, "=I"), ("detect", TCA_PFCWD_DETECT, "=I"),
+             ("restore", TCA_PFCWD_RESTORE, "=I"), ("action", TCA_PFCWD_ACTION, "=I"),
+             ("lossless", TCA_PFCWD_LOSSLESS, "=B"))
 NLMSGERR_ATTR_MSG = 1
 TC_H_ROOT = 0xFFFFFFFF
 
@@ -52,7 +62,7 @@ def attrs(data, off, end):
         off += (alen + 3) & ~3
 
 
-def show(dev):
+def show(dev, every=False):
     ifindex = socket.if_nametoindex(dev)
     body = struct.pack("=BxxxiIII", socket.AF_UNSPEC, 0, 0, 0, 0)
     hdr = struct.pack("=IHHII", 16 + len(body), RTM_GETQDISC,
@@ -72,8 +82,11 @@ def show(dev):
                 opts = dict(attrs(tb.get(TCA_OPTIONS, b""), 0,
                                   len(tb.get(TCA_OPTIONS, b""))))
                 line = "handle %x:" % (handle >> 16)
-                if TCA_PFCWD_LIMIT in opts:
-                    line += " limit %d" % struct.unpack("=I", opts[TCA_PFCWD_LIMIT])[0]
+                for name, atype, fmt in SHOW_OPTS[:None if every else 1]:
+                    if atype not in opts:
+                        continue
+                    val = struct.unpack(fmt, opts[atype])[0]
+                    line += (" %s 0x%02x" if fmt == "=B" else " %s %d") % (name, val)
                 print(line)
             off += (mlen + 3) & ~3
 
@@ -88,6 +101,8 @@ def main(argv):
         usage()
     if argv[1] == "show" and len(argv) == 3:
         return show(argv[2])
+    if argv[1] == "show" and len(argv) == 4 and argv[3] == "all":
+        return show(argv[2], True)
     flags = {"add": NLM_F_CREATE | NLM_F_EXCL, "change": 0,
              "replace": NLM_F_CREATE | NLM_F_REPLACE}.get(argv[1])
     if flags is None:
@@ -99,8 +114,11 @@ def main(argv):
     args = argv[3:]
     while args:
         key = args.pop(0)
-        if key == "limit":
-            opts += nla(TCA_PFCWD_LIMIT, struct.pack("=I", int(args.pop(0), 0)))
+        if key in U32_OPTS:
+            opts += nla(U32_OPTS[key], struct.pack("=I", int(args.pop(0), 0)))
+            have_opts = True
+        elif key == "lossless":
+            opts += nla(TCA_PFCWD_LOSSLESS, struct.pack("=B", int(args.pop(0), 0)))
             have_opts = True
         elif key == "attr":
             t, h = args.pop(0).split(":")

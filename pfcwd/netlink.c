@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The generic netlink family "pfcwd", version 1: the family, its
+ * operations table and what the messages share - finding the port a
+ * request names, and writing a port or a priority into a message.
+ * Documentation/netlink/specs/pfcwd.yaml describes it for ynl.
+ *
+ * Every operation has its own strict policy (unknown and unexpected
+ * attributes are refused, as are reserved header fields); operations that
+ * change anything need CAP_NET_ADMIN in the user namespace owning the
+ * caller's netns (GENL_UNS_ADMIN_PERM), and devices are only ever looked
+ * up in the caller's netns, so a netns sees and changes its own ports only.
+ *
+ * Locking and context: process context.  pfcwd_nl_dev() and
+ * pfcwd_nl_port() need RTNL; the fill functions need RTNL and port->lock.
+ */
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include <net/genetlink.h>
+#include <net/netlink.h>
+
+#include "netlink.h"
+
+/**
+ * pfcwd_nl_dev - the device a request names
+ * @info: the request; RTNL held
+ * @required: whether a request without a device is an error
+ *
+ * By PFCWD_A_PORT_IFINDEX or PFCWD_A_PORT_IFNAME (both: they must agree),
+ * in the caller's netns.
+ *
+ * Return: the device (no reference: RTNL keeps it), NULL if none was
+ * named and none is required, or an ERR_PTR.
+ */
+struct net_device *pfcwd_nl_dev(struct genl_info *info, bool required)
+{
+	struct nlattr *aindex = info->attrs[PFCWD_A_PORT_IFINDEX];
+	struct nlattr *aname = info->attrs[PFCWD_A_PORT_IFNAME];
+	struct net *net = genl_info_net(info);
+	struct net_device *dev = NULL;
+
+	ASSERT_RTNL();
+	if (!aindex && !aname) {
+		if (!required)
+			return NULL;
+		NL_SET_ERR_MSG(info->extack,
+			       "pfcwd: name the device with ifindex or ifname");
+		return ERR_PTR(-EINVAL);
+	}
+	if (aindex) {
+		dev = __dev_get_by_index(net, nla_get_u32(aindex));
+		if (!dev) {
+			NL_SET_ERR_MSG_ATTR(info->extack, aindex,
+					    "pfcwd: no device with this ifindex");
+			return ERR_PTR(-ENODEV);
+		}
+	}
+	if (aname) {
+		struct net_device *byname = __dev_get_by_name(net,
+							      nla_data(aname));
+
+		if (!byname) {
+			NL_SET_ERR_MSG_ATTR(info->extack, aname,
+					    "pfcwd: no device with this ifname");
+			return ERR_PTR(-ENODEV);
+		}
+		if (dev && dev != byname) {
+			NL_SET_ERR_MSG_ATTR(info->extack, aname,
+					    "pfcwd: ifindex and ifname name different devices");
+			return ERR_PTR(-EINVAL);
+		}
+		dev = byname;
+	}
+	return dev;
+}
+
+/**
+ * pfcwd_nl_port - the port of a device a request names
+ * @info: the request; RTNL held
+ * @dev: from pfcwd_nl_dev()
+ *
+ * Return: the port with a reference, or ERR_PTR(-ENODEV) with a message.
+ */
+struct pfcwd_port *pfcwd_nl_port(struct genl_info *info,
+				 struct net_device *dev)
+{
+	struct pfcwd_port *port = pfcwd_port_get(dev);
+
+	if (!port || port->dead) {
+		if (port)
+			pfcwd_port_put(port);
+		NL_SET_ERR_MSG(info->extack,
+			       "pfcwd: the device is not a pfcwd port");
+		return ERR_PTR(-ENODEV);
+	}
+	return port;
+}
+
+static enum pfcwd_prio_state pfcwd_nl_state(enum pfcwd_state state)
+{
+	switch (state) {
+	case PFCWD_STORMED:
+		return PFCWD_PRIO_STATE_STORMED;
+	case PFCWD_LATCHED:
+		return PFCWD_PRIO_STATE_LATCHED;
+	default:
+		return PFCWD_PRIO_STATE_OPERATIONAL;
+	}
+}
+
+static enum pfcwd_latch_reason pfcwd_nl_latch(enum pfcwd_latch latch)
+{
+	switch (latch) {
+	case PFCWD_LATCH_LIMIT:
+		return PFCWD_LATCH_REASON_STORM_LIMIT;
+	case PFCWD_LATCH_BLIND:
+		return PFCWD_LATCH_REASON_BLIND;
+	case PFCWD_LATCH_TX_STORM:
+		return PFCWD_LATCH_REASON_TX_STORM;
+	default:
+		return PFCWD_LATCH_REASON_NONE;
+	}
+}
+
+static int pfcwd_nl_put_u64(struct sk_buff *skb, int type, u64 v)
+{
+	return nla_put_u64_64bit(skb, type, v, PFCWD_A_PRIO_PAD);
+}
+
+/**
+ * pfcwd_nl_fill_prio - write one priority as a PFCWD_A_PORT_PRIO nest
+ * @skb: the message
+ * @port: the port; RTNL and port->lock held
+ * @p: the priority
+ * @tx_packets: the driver's per-priority transmit counters, or NULL
+ * @rx_packets: the same for receive, or NULL
+ * @event_ns: for a notification, when the event happened; 0 otherwise
+ *
+ * Return: 0 or -EMSGSIZE.
+ */
+int pfcwd_nl_fill_prio(struct sk_buff *skb, struct pfcwd_port *port, int p,
+		       const u64 *tx_packets, const u64 *rx_packets,
+		       u64 event_ns)
+{
+	const struct pfcwd_prio *pp = &port->prio[p];
+	const struct pfcwd_storm_stats *st = &pp->sm.stats;
+	u64 last_tx, last_rx, last_fwd, storm_ns = st->last_storm_ns;
+	struct nlattr *nest;
+
+	pfcwd_action_last(pp, &last_tx, &last_rx, &last_fwd);
+	/* A storm in progress: how long it has lasted so far. */
+	if (pp->sm.state != PFCWD_OPERATIONAL && st->last_detected_at)
+		storm_ns = ktime_get_ns() - st->last_detected_at;
+
+	nest = nla_nest_start(skb, PFCWD_A_PORT_PRIO);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u8(skb, PFCWD_A_PRIO_PRIO, p) ||
+	    nla_put_u8(skb, PFCWD_A_PRIO_WATCHED, !!(port->cfg.prios & BIT(p))) ||
+	    nla_put_u32(skb, PFCWD_A_PRIO_STATE, pfcwd_nl_state(pp->sm.state)) ||
+	    nla_put_u32(skb, PFCWD_A_PRIO_LATCH, pfcwd_nl_latch(pp->sm.latch)) ||
+	    ((pp->mitigating || event_ns) &&
+	     nla_put_u32(skb, PFCWD_A_PRIO_ACTION, pp->applied)) ||
+	    pfcwd_nl_put_u64(skb, PFCWD_A_PRIO_DETECTED, st->detected) ||
+	    pfcwd_nl_put_u64(skb, PFCWD_A_PRIO_RESTORED, st->restored) ||
+	    pfcwd_nl_put_u64(skb, PFCWD_A_PRIO_TX_STORMS, st->tx_storms) ||
+	    pfcwd_nl_put_u64(skb, PFCWD_A_PRIO_SLOW_EVENTS, st->slow_events) ||
+	    pfcwd_nl_put_u64(skb, PFCWD_A_PRIO_RX_PAUSE, st->rx_pause) ||
+	    pfcwd_nl_put_u64(skb, PFCWD_A_PRIO_TX_PAUSE, st->tx_pause) ||
+	    (tx_packets &&
+	     pfcwd_nl_put_u64(skb, PFCWD_A_PRIO_TX_PACKETS, tx_packets[p])) ||
+	    (rx_packets &&
+	     pfcwd_nl_put_u64(skb, PFCWD_A_PRIO_RX_PACKETS, rx_packets[p])) ||
+	    pfcwd_nl_put_u64(skb, PFCWD_A_PRIO_TX_DROPPED,
+			     atomic64_read(&pp->tx_dropped)) ||
+	    pfcwd_nl_put_u64(skb, PFCWD_A_PRIO_RX_DROPPED,
+			     atomic64_read(&pp->rx_dropped)) ||
+	    pfcwd_nl_put_u64(skb, PFCWD_A_PRIO_TX_FORWARDED,
+			     atomic64_read(&pp->tx_forwarded)) ||
+	    pfcwd_nl_put_u64(skb, PFCWD_A_PRIO_LAST_TX_DROPPED, last_tx) ||
+	    pfcwd_nl_put_u64(skb, PFCWD_A_PRIO_LAST_RX_DROPPED, last_rx) ||
+	    pfcwd_nl_put_u64(skb, PFCWD_A_PRIO_LAST_TX_FORWARDED, last_fwd) ||
+	    pfcwd_nl_put_u64(skb, PFCWD_A_PRIO_LAST_PAUSED_US,
+			     div_u64(st->last_paused_ns, NSEC_PER_USEC)) ||
+	    pfcwd_nl_put_u64(skb, PFCWD_A_PRIO_LAST_STORM_US,
+			     div_u64(storm_ns, NSEC_PER_USEC)) ||
+	    pfcwd_nl_put_u64(skb, PFCWD_A_PRIO_LAST_DETECTED_NS,
+			     st->last_detected_at) ||
+	    pfcwd_nl_put_u64(skb, PFCWD_A_PRIO_LAST_RESTORED_NS,
+			     st->last_restored_at) ||
+	    (event_ns &&
+	     pfcwd_nl_put_u64(skb, PFCWD_A_PRIO_EVENT_NS, event_ns))) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/**
+ * pfcwd_nl_fill_port - write a port: device, configuration, state, and
+ *	every priority
+ * @skb: the message
+ * @port: the port; RTNL and port->lock held, !port->dead
+ * @detail: read the driver's per-priority packet counters too
+ *
+ * Return: 0 or -EMSGSIZE.
+ */
+int pfcwd_nl_fill_port(struct sk_buff *skb, struct pfcwd_port *port,
+		       bool detail)
+{
+	u64 tx[PFCWD_NUM_PRIO] = {}, rx[PFCWD_NUM_PRIO] = {};
+	const struct pfcwd_config *cfg = &port->cfg;
+	unsigned int pkts = 0;
+	u8 stormed = 0;
+	int p;
+
+	for (p = 0; p < PFCWD_NUM_PRIO; p++)
+		if (port->prio[p].sm.state != PFCWD_OPERATIONAL)
+			stormed |= BIT(p);
+	if (detail)
+		pkts = pfcwd_source_prio_packets(port, tx, rx);
+
+	if (nla_put_u32(skb, PFCWD_A_PORT_IFINDEX, port->dev->ifindex) ||
+	    nla_put_string(skb, PFCWD_A_PORT_IFNAME, port->dev->name) ||
+	    nla_put_u8(skb, PFCWD_A_PORT_ENABLED, cfg->enabled) ||
+	    nla_put_u32(skb, PFCWD_A_PORT_DETECT_MS, cfg->detect_ms) ||
+	    nla_put_u32(skb, PFCWD_A_PORT_RESTORE_MS, cfg->restore_ms) ||
+	    nla_put_u32(skb, PFCWD_A_PORT_ACTION, cfg->action) ||
+	    nla_put_u8(skb, PFCWD_A_PORT_PRIOS, cfg->prios) ||
+	    nla_put_u32(skb, PFCWD_A_PORT_STORM_LIMIT, cfg->storm_limit) ||
+	    nla_put_u8(skb, PFCWD_A_PORT_STORMED, stormed) ||
+	    nla_put_u32(skb, PFCWD_A_PORT_GRANULARITY_US,
+			div_u64(pfcwd_poll_granularity_ns(), NSEC_PER_USEC)) ||
+	    nla_put_u32(skb, PFCWD_A_PORT_SOURCE, pfcwd_port_source(port)) ||
+	    (port->has_dcb &&
+	     nla_put_u8(skb, PFCWD_A_PORT_PFC_EN, port->pfc_en)) ||
+	    nla_put_u32(skb, PFCWD_A_PORT_QDISCS, port->qdisc_users) ||
+	    nla_put_u8(skb, PFCWD_A_PORT_HELD, port->held))
+		return -EMSGSIZE;
+	if (pfcwd_port_source(port) == PFCWD_SOURCE_SOFTWARE) {
+		u64 global_pause, malformed;
+
+		pfcwd_swpfc_counters(port, &global_pause, &malformed);
+		if (nla_put_u64_64bit(skb, PFCWD_A_PORT_GLOBAL_PAUSE,
+				      global_pause, PFCWD_A_PORT_PAD) ||
+		    nla_put_u64_64bit(skb, PFCWD_A_PORT_PAUSE_MALFORMED,
+				      malformed, PFCWD_A_PORT_PAD))
+			return -EMSGSIZE;
+	}
+
+	for (p = 0; p < PFCWD_NUM_PRIO; p++)
+		if (pfcwd_nl_fill_prio(skb, port, p,
+				       (pkts & PFCWD_PKTS_TX) ? tx : NULL,
+				       (pkts & PFCWD_PKTS_RX) ? rx : NULL, 0))
+			return -EMSGSIZE;
+	return 0;
+}
+
+static const struct genl_ops pfcwd_nl_ops[] = {
+	{
+		.cmd		= PFCWD_CMD_PORT_GET,
+		.doit		= pfcwd_nl_port_get_doit,
+		.dumpit		= pfcwd_nl_port_get_dumpit,
+		.policy		= pfcwd_nl_port_get_policy,
+		.maxattr	= PFCWD_A_PORT_MAX,
+	},
+	{
+		.cmd		= PFCWD_CMD_PORT_SET,
+		.doit		= pfcwd_nl_port_set_doit,
+		.policy		= pfcwd_nl_port_set_policy,
+		.maxattr	= PFCWD_A_PORT_MAX,
+		.flags		= GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd		= PFCWD_CMD_STATS_CLEAR,
+		.doit		= pfcwd_nl_stats_clear_doit,
+		.policy		= pfcwd_nl_stats_clear_policy,
+		.maxattr	= PFCWD_A_PORT_MAX,
+		.flags		= GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd		= PFCWD_CMD_PRIO_RESTORE,
+		.doit		= pfcwd_nl_prio_restore_doit,
+		.policy		= pfcwd_nl_prio_restore_policy,
+		.maxattr	= PFCWD_A_PORT_MAX,
+		.flags		= GENL_UNS_ADMIN_PERM,
+	},
+};
+
+static const struct genl_multicast_group pfcwd_nl_mcgrps[] = {
+	[PFCWD_NL_MCGRP_EVENTS] = { .name = PFCWD_MCGRP_EVENTS },
+};
+
+struct genl_family pfcwd_genl_family __ro_after_init = {
+	.name		= PFCWD_GENL_NAME,
+	.version	= PFCWD_GENL_VERSION,
+	.netnsok	= true,
+	.parallel_ops	= true,
+	.module		= THIS_MODULE,
+	.ops		= pfcwd_nl_ops,
+	.n_ops		= ARRAY_SIZE(pfcwd_nl_ops),
+	.resv_start_op	= PFCWD_CMD_PORT_GET,	/* all: reserved fields must be 0 */
+	.mcgrps		= pfcwd_nl_mcgrps,
+	.n_mcgrps	= ARRAY_SIZE(pfcwd_nl_mcgrps),
+};
+
+int pfcwd_nl_init(void)
+{
+	return genl_register_family(&pfcwd_genl_family);
+}
+
+void pfcwd_nl_exit(void)
+{
+	genl_unregister_family(&pfcwd_genl_family);
+}

@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pfcwd(8), the command: declarations shared by its files.
+ *
+ *   main.c          global options, dispatch, help
+ *   genl.c          generic netlink on libmnl: family, requests, errors
+ *   port.c          replies parsed into struct port_info; names and keys
+ *   show.c          show, stats
+ *   set.c           set, stats clear, restore
+ *   monitor.c       monitor
+ *   headroom_cmd.c  headroom (the computation: headroom.c)
+ *   json.c          JSON writer
+ *   table.c         human tables
+ *   util.c          argument parsing and formatting helpers
+ *
+ * Single-threaded; no locking anywhere.
+ */
+#ifndef _PFCWD_TOOLS_CLI_H
+#define _PFCWD_TOOLS_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <linux/netlink.h>
+#include <net/if.h>
+#include <linux/pfcwd.h>
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* Exit statuses. */
+#define EXIT_OK		0
+#define EXIT_FAIL	1	/* the request failed */
+#define EXIT_USAGE	2	/* bad command line */
+
+/* Global options. */
+struct cli_opts {
+	bool json;		/* -j */
+	bool pretty;		/* -p */
+};
+
+extern struct cli_opts cli;
+
+/* ---- util.c ---- */
+bool matches(const char *arg, const char *keyword);
+void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2),
+						      noreturn));
+const char *next_arg(int *argc, char ***argv, const char *keyword);
+int parse_u32(const char *s, uint32_t *v);
+int parse_ms(const char *s, uint32_t *v);
+int parse_prios(const char *s, uint8_t *mask);
+int parse_action(const char *s, uint32_t *action);
+unsigned int dev_index(const char *name);
+const char *action_name(uint64_t action);
+const char *state_name(uint64_t state);
+const char *latch_name(uint64_t latch);
+const char *source_name(uint64_t source);
+void prio_list(uint8_t mask, char *buf, size_t size);
+uint64_t mono_ns(void);
+void fmt_milli(char *buf, size_t size, uint64_t v_x1000);
+void fmt_us(char *buf, size_t size, uint64_t us);
+void fmt_ago(char *buf, size_t size, uint64_t then_ns, uint64_t now_ns);
+void fmt_wall(char *buf, size_t size, uint64_t mono_event_ns, bool iso_utc);
+
+/* ---- json.c ---- */
+void jw_init(FILE *f, bool pretty);
+void jw_obj_open(const char *key);
+void jw_obj_close(void);
+void jw_arr_open(const char *key);
+void jw_arr_close(void);
+void jw_u64(const char *key, uint64_t v);
+void jw_str(const char *key, const char *s);
+void jw_bool(const char *key, bool v);
+void jw_fixed(const char *key, uint64_t v_x1000);
+void jw_prio_list(const char *key, uint8_t mask);
+
+/* ---- genl.c ---- */
+struct genl {
+	struct mnl_socket *nl;
+	uint16_t family;
+	uint32_t version;
+	uint32_t events_group;		/* multicast group id, 0 = none */
+	unsigned int portid;
+	unsigned int seq;
+	char *rx;			/* receive buffer */
+	size_t rx_size;
+	/* The last error: errno, the kernel's extack message and the name of
+	 * the attribute it points at, if any.
+	 */
+	int err;
+	char err_msg[256];
+	char err_attr[64];
+};
+
+typedef int (*genl_cb)(const struct nlmsghdr *nlh, void *data);
+
+int genl_open(struct genl *g);
+void genl_close(struct genl *g);
+struct nlmsghdr *genl_msg(struct genl *g, void *buf, uint8_t cmd,
+			  uint16_t flags);
+int genl_run(struct genl *g, struct nlmsghdr *req, genl_cb cb, void *data,
+	     bool *interrupted);
+void genl_perror(const struct genl *g, const char *what);
+int genl_subscribe(struct genl *g, uint32_t group);
+int genl_recv_events(struct genl *g, genl_cb cb, void *data);
+
+#define GENL_BUF_SIZE	512	/* requests */
+
+/* ---- port.c ---- */
+#define PORT_ATTRS	(PFCWD_A_PORT_MAX + 1)
+#define PRIO_ATTRS	(PFCWD_A_PRIO_MAX + 1)
+
+struct prio_info {
+	uint64_t have;			/* bit (1 << PFCWD_A_PRIO_x) */
+	uint64_t v[PRIO_ATTRS];
+};
+
+struct port_info {
+	uint64_t have;			/* bit (1 << PFCWD_A_PORT_x) */
+	uint64_t v[PORT_ATTRS];
+	char ifname[IF_NAMESIZE];
+	struct prio_info prio[PFCWD_NUM_PRIO];
+};
+
+/* How a port or priority attribute is shown. */
+enum attr_fmt {
+	AF_NUM,		/* a number */
+	AF_STR,		/* a string (ifname) */
+	AF_BOOL,	/* 0 or 1 */
+	AF_ACTION,	/* enum pfcwd_action */
+	AF_STATE,	/* enum pfcwd_prio_state */
+	AF_LATCH,	/* enum pfcwd_latch_reason */
+	AF_SOURCE,	/* enum pfcwd_source */
+	AF_PRIOS,	/* bitmask of priorities */
+};
+
+/* Which JSON objects carry the attribute. */
+#define AK_SHOW		0x1	/* pfcwd show */
+#define AK_STATS	0x2	/* pfcwd stats */
+#define AK_EVENT	0x4	/* pfcwd monitor */
+
+struct attr_key {
+	uint16_t type;
+	const char *key;	/* JSON key, stable: see pfcwd(8) */
+	enum attr_fmt fmt;
+	unsigned int in;	/* AK_* */
+};
+
+extern const struct attr_key port_keys[];
+extern const size_t n_port_keys;
+extern const struct attr_key prio_keys[];
+extern const size_t n_prio_keys;
+
+static inline bool has(uint64_t have, unsigned int type)
+{
+	return have & (1ULL << type);
+}
+
+int port_parse(const struct nlmsghdr *nlh, struct port_info *pi);
+void json_port_members(const struct port_info *pi, unsigned int kind);
+void json_prio_members(const struct prio_info *pr, unsigned int kind);
+const char *port_attr_name(uint16_t type);
+
+/* ---- table.c ---- */
+struct table;
+struct table *table_new(unsigned int cols, const char *const *heads,
+			const char *align);
+void table_add(struct table *t, const char *const *cells);
+void table_print(struct table *t, FILE *f, const char *indent);
+void table_free(struct table *t);
+
+/* ---- commands ---- */
+int cmd_show(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
+int cmd_set(int argc, char **argv);
+int cmd_restore(int argc, char **argv);
+int cmd_stats_clear(int argc, char **argv);
+int cmd_monitor(int argc, char **argv);
+int cmd_headroom(int argc, char **argv);
+
+void usage_show(FILE *f);
+void usage_stats(FILE *f);
+void usage_set(FILE *f);
+void usage_restore(FILE *f);
+void usage_monitor(FILE *f);
+void usage_headroom(FILE *f);
+
+#endif /* _PFCWD_TOOLS_CLI_H */

@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pfcwd(8): a port as the kernel describes it (port-get replies and event
+ * notifications) parsed into struct port_info, and the table of JSON keys.
+ *
+ * Every attribute we know is checked for its size; one of the wrong size
+ * makes the whole message malformed (-EPROTO), so that a changed ABI is
+ * never shown as wrong numbers.  Attributes we do not know (a newer
+ * kernel's) are ignored.  Single-threaded; no locking.
+ */
+#include <errno.h>
+#include <string.h>
+#include <libmnl/libmnl.h>
+#include <linux/genetlink.h>
+
+#include "cli.h"
+
+/*
+ * The JSON keys of pfcwd(8), stable: add keys, never rename or remove one.
+ * Order is the output order.
+ */
+const struct attr_key port_keys[] = {
+	{ PFCWD_A_PORT_IFINDEX, "ifindex", AF_NUM, AK_SHOW | AK_STATS | AK_EVENT },
+	{ PFCWD_A_PORT_IFNAME, "ifname", AF_STR, AK_SHOW | AK_STATS | AK_EVENT },
+	{ PFCWD_A_PORT_ENABLED, "enabled", AF_BOOL, AK_SHOW },
+	{ PFCWD_A_PORT_DETECT_MS, "detect_ms", AF_NUM, AK_SHOW },
+	{ PFCWD_A_PORT_RESTORE_MS, "restore_ms", AF_NUM, AK_SHOW },
+	{ PFCWD_A_PORT_ACTION, "action", AF_ACTION, AK_SHOW },
+	{ PFCWD_A_PORT_PRIOS, "prios", AF_PRIOS, AK_SHOW },
+	{ PFCWD_A_PORT_STORM_LIMIT, "storm_limit", AF_NUM, AK_SHOW },
+	{ PFCWD_A_PORT_STORMED, "stormed", AF_PRIOS, AK_SHOW | AK_STATS },
+	{ PFCWD_A_PORT_GRANULARITY_US, "granularity_us", AF_NUM, AK_SHOW },
+	{ PFCWD_A_PORT_SOURCE, "source", AF_SOURCE, AK_SHOW },
+	{ PFCWD_A_PORT_PFC_EN, "pfc_en", AF_PRIOS, AK_SHOW },
+	{ PFCWD_A_PORT_QDISCS, "qdiscs", AF_NUM, AK_SHOW },
+	{ PFCWD_A_PORT_HELD, "held", AF_BOOL, AK_SHOW },
+	{ PFCWD_A_PORT_GLOBAL_PAUSE, "global_pause", AF_NUM, AK_STATS },
+	{ PFCWD_A_PORT_PAUSE_MALFORMED, "pause_malformed", AF_NUM, AK_STATS },
+};
+
+const size_t n_port_keys = ARRAY_SIZE(port_keys);
+
+const struct attr_key prio_keys[] = {
+	{ PFCWD_A_PRIO_PRIO, "prio", AF_NUM, AK_SHOW | AK_STATS | AK_EVENT },
+	{ PFCWD_A_PRIO_WATCHED, "watched", AF_BOOL, AK_SHOW | AK_STATS | AK_EVENT },
+	{ PFCWD_A_PRIO_STATE, "state", AF_STATE, AK_SHOW | AK_STATS | AK_EVENT },
+	{ PFCWD_A_PRIO_LATCH, "latch", AF_LATCH, AK_SHOW | AK_STATS | AK_EVENT },
+	{ PFCWD_A_PRIO_ACTION, "action", AF_ACTION, AK_SHOW | AK_STATS | AK_EVENT },
+	{ PFCWD_A_PRIO_DETECTED, "detected", AF_NUM, AK_STATS | AK_EVENT },
+	{ PFCWD_A_PRIO_RESTORED, "restored", AF_NUM, AK_STATS | AK_EVENT },
+	{ PFCWD_A_PRIO_TX_STORMS, "tx_storms", AF_NUM, AK_STATS | AK_EVENT },
+	{ PFCWD_A_PRIO_SLOW_EVENTS, "slow_events", AF_NUM, AK_STATS | AK_EVENT },
+	{ PFCWD_A_PRIO_RX_PAUSE, "rx_pause", AF_NUM, AK_STATS | AK_EVENT },
+	{ PFCWD_A_PRIO_TX_PAUSE, "tx_pause", AF_NUM, AK_STATS | AK_EVENT },
+	{ PFCWD_A_PRIO_TX_PACKETS, "tx_packets", AF_NUM, AK_STATS | AK_EVENT },
+	{ PFCWD_A_PRIO_RX_PACKETS, "rx_packets", AF_NUM, AK_STATS | AK_EVENT },
+	{ PFCWD_A_PRIO_TX_DROPPED, "tx_dropped", AF_NUM, AK_STATS | AK_EVENT },
+	{ PFCWD_A_PRIO_RX_DROPPED, "rx_dropped", AF_NUM, AK_STATS | AK_EVENT },
+	{ PFCWD_A_PRIO_TX_FORWARDED, "tx_forwarded", AF_NUM, AK_STATS | AK_EVENT },
+	{ PFCWD_A_PRIO_LAST_TX_DROPPED, "last_tx_dropped", AF_NUM, AK_STATS | AK_EVENT },
+	{ PFCWD_A_PRIO_LAST_RX_DROPPED, "last_rx_dropped", AF_NUM, AK_STATS | AK_EVENT },
+	{ PFCWD_A_PRIO_LAST_TX_FORWARDED, "last_tx_forwarded", AF_NUM, AK_STATS | AK_EVENT },
+	{ PFCWD_A_PRIO_LAST_PAUSED_US, "last_paused_us", AF_NUM, AK_STATS | AK_EVENT },
+	{ PFCWD_A_PRIO_LAST_STORM_US, "last_storm_us", AF_NUM, AK_STATS | AK_EVENT },
+	{ PFCWD_A_PRIO_LAST_DETECTED_NS, "last_detected_ns", AF_NUM, AK_STATS | AK_EVENT },
+	{ PFCWD_A_PRIO_LAST_RESTORED_NS, "last_restored_ns", AF_NUM, AK_STATS | AK_EVENT },
+	{ PFCWD_A_PRIO_EVENT_NS, "event_ns", AF_NUM, AK_EVENT },
+};
+
+const size_t n_prio_keys = ARRAY_SIZE(prio_keys);
+
+/* Payload sizes of the attributes we read; 0 = not a number. */
+static const uint8_t port_size[PORT_ATTRS] = {
+	[PFCWD_A_PORT_IFINDEX] = 4,
+	[PFCWD_A_PORT_ENABLED] = 1,
+	[PFCWD_A_PORT_DETECT_MS] = 4,
+	[PFCWD_A_PORT_RESTORE_MS] = 4,
+	[PFCWD_A_PORT_ACTION] = 4,
+	[PFCWD_A_PORT_PRIOS] = 1,
+	[PFCWD_A_PORT_STORM_LIMIT] = 4,
+	[PFCWD_A_PORT_STORMED] = 1,
+	[PFCWD_A_PORT_GRANULARITY_US] = 4,
+	[PFCWD_A_PORT_SOURCE] = 4,
+	[PFCWD_A_PORT_PFC_EN] = 1,
+	[PFCWD_A_PORT_QDISCS] = 4,
+	[PFCWD_A_PORT_HELD] = 1,
+	[PFCWD_A_PORT_GLOBAL_PAUSE] = 8,
+	[PFCWD_A_PORT_PAUSE_MALFORMED] = 8,
+};
+
+static const uint8_t prio_size[PRIO_ATTRS] = {
+	[PFCWD_A_PRIO_PRIO] = 1,
+	[PFCWD_A_PRIO_WATCHED] = 1,
+	[PFCWD_A_PRIO_STATE] = 4,
+	[PFCWD_A_PRIO_LATCH] = 4,
+	[PFCWD_A_PRIO_ACTION] = 4,
+	[PFCWD_A_PRIO_DETECTED ... PFCWD_A_PRIO_EVENT_NS] = 8,
+};
+
+/* Reads a number attribute of the size the ABI says; -EPROTO if not. */
+static int attr_num(const struct nlattr *a, unsigned int size, uint64_t *v)
+{
+	if (mnl_attr_get_payload_len(a) != size)
+		return -EPROTO;
+	switch (size) {
+	case 1:
+		*v = mnl_attr_get_u8(a);
+		break;
+	case 4:
+		*v = mnl_attr_get_u32(a);
+		break;
+	default:
+		*v = mnl_attr_get_u64(a);
+	}
+	return 0;
+}
+
+static int prio_parse(const struct nlattr *nest, struct port_info *pi)
+{
+	struct prio_info tmp = { 0 };
+	const struct nlattr *a;
+	uint64_t v;
+
+	mnl_attr_for_each_nested(a, nest) {
+		uint16_t t = mnl_attr_get_type(a);
+
+		if (t >= PRIO_ATTRS || !prio_size[t])
+			continue;
+		if (attr_num(a, prio_size[t], &v))
+			return -EPROTO;
+		tmp.v[t] = v;
+		tmp.have |= 1ULL << t;
+	}
+	if (!has(tmp.have, PFCWD_A_PRIO_PRIO) ||
+	    tmp.v[PFCWD_A_PRIO_PRIO] >= PFCWD_NUM_PRIO)
+		return -EPROTO;
+	pi->prio[tmp.v[PFCWD_A_PRIO_PRIO]] = tmp;
+	return 0;
+}
+
+/**
+ * port_parse - a port-get reply or an event, parsed
+ * @nlh: the message
+ * @pi: filled in; a priority without a nest has prio[p].have 0
+ *
+ * Return: 0, or -EPROTO for a malformed message (no ifindex, a bad size).
+ */
+int port_parse(const struct nlmsghdr *nlh, struct port_info *pi)
+{
+	const struct nlattr *a;
+	uint64_t v;
+
+	memset(pi, 0, sizeof(*pi));
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
+		uint16_t t = mnl_attr_get_type(a);
+
+		if (t == PFCWD_A_PORT_IFNAME) {
+			if (mnl_attr_validate(a, MNL_TYPE_NUL_STRING) ||
+			    mnl_attr_get_payload_len(a) > IF_NAMESIZE)
+				return -EPROTO;
+			snprintf(pi->ifname, sizeof(pi->ifname), "%s",
+				 mnl_attr_get_str(a));
+			pi->have |= 1ULL << t;
+			continue;
+		}
+		if (t == PFCWD_A_PORT_PRIO) {
+			if (prio_parse(a, pi))
+				return -EPROTO;
+			continue;
+		}
+		if (t >= PORT_ATTRS || !port_size[t])
+			continue;
+		if (attr_num(a, port_size[t], &v))
+			return -EPROTO;
+		pi->v[t] = v;
+		pi->have |= 1ULL << t;
+	}
+	if (!has(pi->have, PFCWD_A_PORT_IFINDEX))
+		return -EPROTO;
+	return 0;
+}
+
+/* One attribute as a JSON member. */
+static void json_attr(const struct attr_key *k, uint64_t v)
+{
+	switch (k->fmt) {
+	case AF_STR:
+		break;
+	case AF_NUM:
+		jw_u64(k->key, v);
+		break;
+	case AF_BOOL:
+		jw_bool(k->key, v != 0);
+		break;
+	case AF_ACTION:
+		jw_str(k->key, action_name(v));
+		break;
+	case AF_STATE:
+		jw_str(k->key, state_name(v));
+		break;
+	case AF_LATCH:
+		jw_str(k->key, latch_name(v));
+		break;
+	case AF_SOURCE:
+		jw_str(k->key, source_name(v));
+		break;
+	case AF_PRIOS:
+		jw_prio_list(k->key, (uint8_t)v);
+		break;
+	}
+}
+
+/* The port's attributes that go into JSON objects of @kind (AK_*). */
+void json_port_members(const struct port_info *pi, unsigned int kind)
+{
+	size_t i;
+
+	for (i = 0; i < n_port_keys; i++) {
+		const struct attr_key *k = &port_keys[i];
+
+		if (!(k->in & kind) || !has(pi->have, k->type))
+			continue;
+		if (k->type == PFCWD_A_PORT_IFNAME)
+			jw_str(k->key, pi->ifname);
+		else
+			json_attr(k, pi->v[k->type]);
+	}
+}
+
+/* The same for a priority. */
+void json_prio_members(const struct prio_info *pr, unsigned int kind)
+{
+	size_t i;
+
+	for (i = 0; i < n_prio_keys; i++) {
+		const struct attr_key *k = &prio_keys[i];
+
+		if ((k->in & kind) && has(pr->have, k->type))
+			json_attr(k, pr->v[k->type]);
+	}
+}
+
+/* The command-line word for a port attribute of a request, for errors. */
+const char *port_attr_name(uint16_t type)
+{
+	switch (type) {
+	case PFCWD_A_PORT_IFINDEX:
+	case PFCWD_A_PORT_IFNAME:
+		return "dev";
+	case PFCWD_A_PORT_ENABLED:
+		return "on/off";
+	case PFCWD_A_PORT_DETECT_MS:
+		return "detect";
+	case PFCWD_A_PORT_RESTORE_MS:
+		return "restore";
+	case PFCWD_A_PORT_ACTION:
+		return "action";
+	case PFCWD_A_PORT_PRIOS:
+		return "prio";
+	case PFCWD_A_PORT_STORM_LIMIT:
+		return "limit";
+	}
+	return "(unknown)";
+}

@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pfcwd(8): the commands that change something - "set" (port-set),
+ * "stats clear" (stats-clear) and "restore" (prio-restore).  The command
+ * line is checked for syntax here (numbers, names, priority lists); ranges
+ * are the kernel's to check, so that there is one set of rules and its
+ * messages.  Nothing is sent unless the whole command line is good.
+ *
+ * Single-threaded; no locking.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <libmnl/libmnl.h>
+
+#include "cli.h"
+
+void usage_set(FILE *f)
+{
+	fprintf(f, "Usage: pfcwd set dev DEV [ on | off ] [ detect MS ] [ restore MS ]\n"
+		   "                        [ action { drop | forward | alert } ]\n"
+		   "                        [ prio LIST ] [ limit N ]\n"
+		   "LIST := PRIO[,PRIO...] | none   PRIO := 0-7 | A-B\n");
+}
+
+void usage_restore(FILE *f)
+{
+	fprintf(f, "Usage: pfcwd restore dev DEV prio LIST\n");
+}
+
+static void need_dev(const char *dev, const char *cmd)
+{
+	if (!dev)
+		usage_error("%s: \"dev DEV\" is required", cmd);
+}
+
+static uint32_t arg_u32(int *argc, char ***argv, const char *kw,
+			const char *what)
+{
+	const char *s = next_arg(argc, argv, kw);
+	uint32_t v;
+
+	if (parse_u32(s, &v))
+		usage_error("bad %s \"%s\": expected a whole number", what, s);
+	return v;
+}
+
+static uint32_t arg_ms(int *argc, char ***argv, const char *kw,
+		       const char *what)
+{
+	const char *s = next_arg(argc, argv, kw);
+	uint32_t v;
+
+	if (parse_ms(s, &v))
+		usage_error("bad %s \"%s\": expected milliseconds, a whole number",
+			    what, s);
+	return v;
+}
+
+static uint8_t arg_prios(int *argc, char ***argv, const char *kw)
+{
+	const char *s = next_arg(argc, argv, kw);
+	uint8_t mask;
+
+	if (parse_prios(s, &mask))
+		usage_error("bad priority list \"%s\": expected e.g. 3, 3,4, 0-2,5 or none",
+			    s);
+	return mask;
+}
+
+/* Sends @req, which asks for an ACK; prints the error, if any. */
+static int run(struct genl *g, struct nlmsghdr *req, const char *what)
+{
+	if (genl_run(g, req, NULL, NULL, NULL)) {
+		genl_perror(g, what);
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
+
+int cmd_set(int argc, char **argv)
+{
+	char buf[GENL_BUF_SIZE], what[64];
+	uint32_t detect = 0, restore = 0, action = 0, limit = 0;
+	bool has_detect = false, has_restore = false, has_action = false;
+	bool has_limit = false, has_prios = false, has_enabled = false;
+	const char *dev = NULL, *s;
+	uint8_t prios = 0, enabled = 0;
+	unsigned int ifindex = 0;
+	struct nlmsghdr *req;
+	struct genl g;
+	int ret;
+
+	for (; argc > 0; argc--, argv++) {
+		if (matches(*argv, "dev")) {
+			dev = next_arg(&argc, &argv, "dev");
+			ifindex = dev_index(dev);
+		} else if (!strcmp(*argv, "on") || !strcmp(*argv, "off")) {
+			has_enabled = true;
+			enabled = !strcmp(*argv, "on");
+		} else if (matches(*argv, "detect")) {
+			detect = arg_ms(&argc, &argv, "detect", "detection time");
+			has_detect = true;
+		} else if (matches(*argv, "restore")) {
+			restore = arg_ms(&argc, &argv, "restore", "restoration time");
+			has_restore = true;
+		} else if (matches(*argv, "action")) {
+			s = next_arg(&argc, &argv, "action");
+			if (parse_action(s, &action))
+				usage_error("bad action \"%s\": expected drop, forward or alert",
+					    s);
+			has_action = true;
+		} else if (matches(*argv, "prio")) {
+			prios = arg_prios(&argc, &argv, "prio");
+			has_prios = true;
+		} else if (matches(*argv, "limit")) {
+			limit = arg_u32(&argc, &argv, "limit", "storm limit");
+			has_limit = true;
+		} else if (matches(*argv, "help")) {
+			usage_set(stdout);
+			exit(EXIT_OK);
+		} else {
+			usage_error("set: unknown argument \"%s\"", *argv);
+		}
+	}
+	need_dev(dev, "set");
+	if (!has_enabled && !has_detect && !has_restore && !has_action &&
+	    !has_prios && !has_limit)
+		usage_error("set: nothing to change on %s", dev);
+
+	if (genl_open(&g)) {
+		genl_close(&g);
+		return EXIT_FAIL;
+	}
+	req = genl_msg(&g, buf, PFCWD_CMD_PORT_SET, NLM_F_ACK);
+	mnl_attr_put_u32(req, PFCWD_A_PORT_IFINDEX, ifindex);
+	if (has_enabled)
+		mnl_attr_put_u8(req, PFCWD_A_PORT_ENABLED, enabled);
+	if (has_detect)
+		mnl_attr_put_u32(req, PFCWD_A_PORT_DETECT_MS, detect);
+	if (has_restore)
+		mnl_attr_put_u32(req, PFCWD_A_PORT_RESTORE_MS, restore);
+	if (has_action)
+		mnl_attr_put_u32(req, PFCWD_A_PORT_ACTION, action);
+	if (has_prios)
+		mnl_attr_put_u8(req, PFCWD_A_PORT_PRIOS, prios);
+	if (has_limit)
+		mnl_attr_put_u32(req, PFCWD_A_PORT_STORM_LIMIT, limit);
+	snprintf(what, sizeof(what), "set dev %s", dev);
+	ret = run(&g, req, what);
+	genl_close(&g);
+	return ret;
+}
+
+int cmd_stats_clear(int argc, char **argv)
+{
+	char buf[GENL_BUF_SIZE], what[64];
+	unsigned int ifindex = 0;
+	const char *dev = NULL;
+	struct nlmsghdr *req;
+	struct genl g;
+	int ret;
+
+	for (; argc > 0; argc--, argv++) {
+		if (matches(*argv, "dev")) {
+			dev = next_arg(&argc, &argv, "dev");
+			ifindex = dev_index(dev);
+		} else if (matches(*argv, "help")) {
+			usage_stats(stdout);
+			exit(EXIT_OK);
+		} else {
+			usage_error("stats clear: unknown argument \"%s\"", *argv);
+		}
+	}
+	if (genl_open(&g)) {
+		genl_close(&g);
+		return EXIT_FAIL;
+	}
+	req = genl_msg(&g, buf, PFCWD_CMD_STATS_CLEAR, NLM_F_ACK);
+	if (ifindex)
+		mnl_attr_put_u32(req, PFCWD_A_PORT_IFINDEX, ifindex);
+	snprintf(what, sizeof(what), "stats clear%s%s", dev ? " dev " : "",
+		 dev ? dev : "");
+	ret = run(&g, req, what);
+	genl_close(&g);
+	return ret;
+}
+
+int cmd_restore(int argc, char **argv)
+{
+	char buf[GENL_BUF_SIZE], what[64];
+	unsigned int ifindex = 0;
+	const char *dev = NULL;
+	bool has_prios = false;
+	struct nlmsghdr *req;
+	uint8_t prios = 0;
+	struct genl g;
+	int ret;
+
+	for (; argc > 0; argc--, argv++) {
+		if (matches(*argv, "dev")) {
+			dev = next_arg(&argc, &argv, "dev");
+			ifindex = dev_index(dev);
+		} else if (matches(*argv, "prio")) {
+			prios = arg_prios(&argc, &argv, "prio");
+			has_prios = true;
+		} else if (matches(*argv, "help")) {
+			usage_restore(stdout);
+			exit(EXIT_OK);
+		} else {
+			usage_error("restore: unknown argument \"%s\"", *argv);
+		}
+	}
+	need_dev(dev, "restore");
+	if (!has_prios)
+		usage_error("restore: \"prio LIST\" is required");
+	if (genl_open(&g)) {
+		genl_close(&g);
+		return EXIT_FAIL;
+	}
+	req = genl_msg(&g, buf, PFCWD_CMD_PRIO_RESTORE, NLM_F_ACK);
+	mnl_attr_put_u32(req, PFCWD_A_PORT_IFINDEX, ifindex);
+	mnl_attr_put_u8(req, PFCWD_A_PORT_PRIOS, prios);
+	snprintf(what, sizeof(what), "restore dev %s", dev);
+	ret = run(&g, req, what);
+	genl_close(&g);
+	return ret;
+}

@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pfcwd(8): "show" (configuration and state of each port) and "stats"
+ * (per-priority counters), as tables or JSON.  One port (dev DEV) is one
+ * port-get request; all ports are one dump, collected before printing and
+ * taken again (up to three times) if the kernel marks it inconsistent
+ * (ports added or removed meanwhile), so that nothing is shown twice.
+ *
+ * Single-threaded; no locking.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <libmnl/libmnl.h>
+
+#include "cli.h"
+
+#define DUMP_TRIES	3
+
+struct port_list {
+	struct port_info *v;
+	size_t n, cap;
+};
+
+static int port_list_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct port_list *l = data;
+
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 64;
+		struct port_info *v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		l->v = v;
+		l->cap = cap;
+	}
+	if (port_parse(nlh, &l->v[l->n])) {
+		fprintf(stderr, "pfcwd: malformed port from the kernel\n");
+		return -EPROTO;
+	}
+	l->n++;
+	return 0;
+}
+
+/* The port @ifindex, or every port of our netns when @ifindex is 0. */
+static int get_ports(struct genl *g, unsigned int ifindex, const char *dev,
+		     struct port_list *l)
+{
+	char buf[GENL_BUF_SIZE], what[64];
+	struct nlmsghdr *req;
+	bool intr = false;
+	int tries, err;
+
+	if (ifindex) {
+		req = genl_msg(g, buf, PFCWD_CMD_PORT_GET, NLM_F_ACK);
+		mnl_attr_put_u32(req, PFCWD_A_PORT_IFINDEX, ifindex);
+		err = genl_run(g, req, port_list_cb, l, NULL);
+		if (err) {
+			snprintf(what, sizeof(what), "dev %s", dev);
+			genl_perror(g, what);
+		}
+		return err;
+	}
+	for (tries = 0; tries < DUMP_TRIES; tries++) {
+		l->n = 0;
+		intr = false;
+		req = genl_msg(g, buf, PFCWD_CMD_PORT_GET, NLM_F_DUMP);
+		err = genl_run(g, req, port_list_cb, l, &intr);
+		if (err) {
+			genl_perror(g, "dump of the ports");
+			return err;
+		}
+		if (!intr)
+			return 0;
+	}
+	fprintf(stderr, "pfcwd: ports kept changing during the dump; it may be inconsistent\n");
+	return 0;
+}
+
+/* Common to show and stats: [dev DEV]. */
+static unsigned int parse_dev_only(int argc, char **argv, const char *cmd,
+				   const char **dev)
+{
+	unsigned int ifindex = 0;
+
+	*dev = NULL;
+	for (; argc > 0; argc--, argv++) {
+		if (matches(*argv, "dev")) {
+			*dev = next_arg(&argc, &argv, "dev");
+			ifindex = dev_index(*dev);
+		} else if (matches(*argv, "help")) {
+			if (!strcmp(cmd, "show"))
+				usage_show(stdout);
+			else
+				usage_stats(stdout);
+			exit(EXIT_OK);
+		} else {
+			usage_error("%s: unknown argument \"%s\"", cmd, *argv);
+		}
+	}
+	return ifindex;
+}
+
+static void prio_state(const struct prio_info *pr, char *buf, size_t size)
+{
+	uint64_t st = pr->v[PFCWD_A_PRIO_STATE];
+
+	if (!has(pr->have, PFCWD_A_PRIO_STATE)) {
+		snprintf(buf, size, "?");
+	} else if (has(pr->have, PFCWD_A_PRIO_LATCH) &&
+		   st == PFCWD_PRIO_STATE_LATCHED) {
+		snprintf(buf, size, "latched (%s)",
+			 latch_name(pr->v[PFCWD_A_PRIO_LATCH]));
+	} else if (st == PFCWD_PRIO_STATE_STORMED &&
+		   has(pr->have, PFCWD_A_PRIO_ACTION)) {
+		snprintf(buf, size, "stormed, action %s",
+			 action_name(pr->v[PFCWD_A_PRIO_ACTION]));
+	} else {
+		snprintf(buf, size, "%s", state_name(st));
+	}
+}
+
+static bool prio_watched(const struct prio_info *pr)
+{
+	return pr->v[PFCWD_A_PRIO_WATCHED] != 0;
+}
+
+static bool prio_busy(const struct prio_info *pr)
+{
+	return has(pr->have, PFCWD_A_PRIO_STATE) &&
+	       pr->v[PFCWD_A_PRIO_STATE] != PFCWD_PRIO_STATE_OPERATIONAL;
+}
+
+/* " key value" if the attribute is there. */
+static void show_num(const struct port_info *pi, unsigned int type,
+		     const char *fmt)
+{
+	if (has(pi->have, type))
+		printf(fmt, (unsigned long long)pi->v[type]);
+}
+
+static void show_prios(const struct port_info *pi, unsigned int type,
+		       const char *key)
+{
+	char l[32];
+
+	if (has(pi->have, type)) {
+		prio_list((uint8_t)pi->v[type], l, sizeof(l));
+		printf(" %s %s", key, l);
+	}
+}
+
+static void show_human(const struct port_info *pi)
+{
+	char s[64];
+	int p;
+
+	/* The first line reads like the set command that gives it. */
+	printf("%s:", pi->ifname);
+	if (has(pi->have, PFCWD_A_PORT_ENABLED))
+		printf(" %s", pi->v[PFCWD_A_PORT_ENABLED] ? "on" : "off");
+	show_num(pi, PFCWD_A_PORT_DETECT_MS, " detect %llums");
+	show_num(pi, PFCWD_A_PORT_RESTORE_MS, " restore %llums");
+	if (has(pi->have, PFCWD_A_PORT_ACTION))
+		printf(" action %s", action_name(pi->v[PFCWD_A_PORT_ACTION]));
+	show_prios(pi, PFCWD_A_PORT_PRIOS, "prio");
+	show_num(pi, PFCWD_A_PORT_STORM_LIMIT, " limit %llu");
+	printf("\n   ");
+	show_prios(pi, PFCWD_A_PORT_STORMED, "stormed");
+	show_prios(pi, PFCWD_A_PORT_PFC_EN, "pfc_en");
+	if (has(pi->have, PFCWD_A_PORT_SOURCE))
+		printf(" source %s", source_name(pi->v[PFCWD_A_PORT_SOURCE]));
+	if (has(pi->have, PFCWD_A_PORT_GRANULARITY_US)) {
+		fmt_us(s, sizeof(s), pi->v[PFCWD_A_PORT_GRANULARITY_US]);
+		printf(" granularity %s", s);
+	}
+	show_num(pi, PFCWD_A_PORT_QDISCS, " qdiscs %llu");
+	if (has(pi->have, PFCWD_A_PORT_HELD))
+		printf(" held %s", pi->v[PFCWD_A_PORT_HELD] ? "yes" : "no");
+	printf(" ifindex %llu\n",
+	       (unsigned long long)pi->v[PFCWD_A_PORT_IFINDEX]);
+	for (p = 0; p < PFCWD_NUM_PRIO; p++) {
+		const struct prio_info *pr = &pi->prio[p];
+
+		if (!pr->have || (!prio_watched(pr) && !prio_busy(pr)))
+			continue;
+		prio_state(pr, s, sizeof(s));
+		printf("    prio %d: %s%s\n", p, s,
+		       prio_watched(pr) ? "" : " (not watched)");
+	}
+}
+
+static void num_cell(const struct prio_info *pr, unsigned int type,
+		     char *buf, size_t size)
+{
+	if (has(pr->have, type))
+		snprintf(buf, size, "%llu", (unsigned long long)pr->v[type]);
+	else
+		snprintf(buf, size, "-");
+}
+
+#define MAIN_COLS 11
+#define LAST_COLS 10
+#define MAX_COLS 11	/* the larger */
+
+static void stats_human(const struct port_info *pi, uint64_t now)
+{
+	static const char *const main_heads[MAIN_COLS] = {
+		"prio", "state", "storms", "restored", "tx ok", "tx drop",
+		"tx fwd", "rx ok", "rx drop", "rx pause", "tx pause",
+	};
+	static const unsigned int main_attrs[MAIN_COLS] = {
+		0, 0, PFCWD_A_PRIO_DETECTED, PFCWD_A_PRIO_RESTORED,
+		PFCWD_A_PRIO_TX_PACKETS, PFCWD_A_PRIO_TX_DROPPED,
+		PFCWD_A_PRIO_TX_FORWARDED, PFCWD_A_PRIO_RX_PACKETS,
+		PFCWD_A_PRIO_RX_DROPPED, PFCWD_A_PRIO_RX_PAUSE,
+		PFCWD_A_PRIO_TX_PAUSE,
+	};
+	static const char *const last_heads[LAST_COLS] = {
+		"prio", "paused", "lasted", "tx drop", "rx drop", "tx fwd",
+		"detected", "restored", "tx storms", "slow",
+	};
+	char cells[MAX_COLS][48];
+	const char *row[MAX_COLS];
+	struct table *t, *last;
+	bool any_last = false;
+	int p, c;
+
+	for (c = 0; c < MAX_COLS; c++)
+		row[c] = cells[c];
+	t = table_new(MAIN_COLS, main_heads, "llrrrrrrrrr");
+	last = table_new(LAST_COLS, last_heads, "lrrrrrrrrr");
+	for (p = 0; p < PFCWD_NUM_PRIO; p++) {
+		const struct prio_info *pr = &pi->prio[p];
+		const uint64_t *v = pr->v;
+		bool running;
+
+		if (!pr->have)
+			continue;
+		snprintf(cells[0], sizeof(cells[0]), "%d", p);
+		if (prio_watched(pr) || prio_busy(pr))
+			prio_state(pr, cells[1], sizeof(cells[1]));
+		else
+			snprintf(cells[1], sizeof(cells[1]), "-");
+		for (c = 2; c < MAIN_COLS; c++)
+			num_cell(pr, main_attrs[c], cells[c], sizeof(cells[c]));
+		table_add(t, row);
+
+		if (!v[PFCWD_A_PRIO_DETECTED] && !v[PFCWD_A_PRIO_TX_STORMS] &&
+		    !v[PFCWD_A_PRIO_SLOW_EVENTS])
+			continue;
+		any_last = true;
+		running = v[PFCWD_A_PRIO_STATE] != PFCWD_PRIO_STATE_OPERATIONAL &&
+			  v[PFCWD_A_PRIO_LAST_DETECTED_NS] >
+			  v[PFCWD_A_PRIO_LAST_RESTORED_NS];
+		if (v[PFCWD_A_PRIO_LAST_DETECTED_NS])
+			fmt_us(cells[1], sizeof(cells[1]),
+			       v[PFCWD_A_PRIO_LAST_PAUSED_US]);
+		else
+			snprintf(cells[1], sizeof(cells[1]), "-");
+		if (running)
+			snprintf(cells[2], sizeof(cells[2]), "running");
+		else if (v[PFCWD_A_PRIO_LAST_RESTORED_NS])
+			fmt_us(cells[2], sizeof(cells[2]),
+			       v[PFCWD_A_PRIO_LAST_STORM_US]);
+		else
+			snprintf(cells[2], sizeof(cells[2]), "-");
+		num_cell(pr, PFCWD_A_PRIO_LAST_TX_DROPPED, cells[3], sizeof(cells[3]));
+		num_cell(pr, PFCWD_A_PRIO_LAST_RX_DROPPED, cells[4], sizeof(cells[4]));
+		num_cell(pr, PFCWD_A_PRIO_LAST_TX_FORWARDED, cells[5], sizeof(cells[5]));
+		fmt_ago(cells[6], sizeof(cells[6]), v[PFCWD_A_PRIO_LAST_DETECTED_NS], now);
+		fmt_ago(cells[7], sizeof(cells[7]), v[PFCWD_A_PRIO_LAST_RESTORED_NS], now);
+		num_cell(pr, PFCWD_A_PRIO_TX_STORMS, cells[8], sizeof(cells[8]));
+		num_cell(pr, PFCWD_A_PRIO_SLOW_EVENTS, cells[9], sizeof(cells[9]));
+		table_add(last, row);
+	}
+	printf("%s:\n", pi->ifname);
+	table_print(t, stdout, "  ");
+	if (any_last) {
+		printf("  last storm:\n");
+		table_print(last, stdout, "  ");
+	}
+	if (has(pi->have, PFCWD_A_PORT_GLOBAL_PAUSE) ||
+	    has(pi->have, PFCWD_A_PORT_PAUSE_MALFORMED))
+		printf("  global pause %llu, malformed pause frames %llu\n",
+		       (unsigned long long)pi->v[PFCWD_A_PORT_GLOBAL_PAUSE],
+		       (unsigned long long)pi->v[PFCWD_A_PORT_PAUSE_MALFORMED]);
+	table_free(t);
+	table_free(last);
+}
+
+static void port_json(const struct port_info *pi, unsigned int kind)
+{
+	int p;
+
+	jw_obj_open(NULL);
+	json_port_members(pi, kind);
+	jw_arr_open("prio");
+	for (p = 0; p < PFCWD_NUM_PRIO; p++) {
+		if (!pi->prio[p].have)
+			continue;
+		jw_obj_open(NULL);
+		json_prio_members(&pi->prio[p], kind);
+		jw_obj_close();
+	}
+	jw_arr_close();
+	jw_obj_close();
+}
+
+static int show_or_stats(int argc, char **argv, const char *cmd,
+			 unsigned int kind)
+{
+	struct port_list l = { 0 };
+	unsigned int ifindex;
+	const char *dev;
+	struct genl g;
+	uint64_t now;
+	size_t i;
+	int ret = EXIT_FAIL;
+
+	ifindex = parse_dev_only(argc, argv, cmd, &dev);
+	if (genl_open(&g))
+		goto out;
+	if (get_ports(&g, ifindex, dev, &l))
+		goto out;
+	now = mono_ns();
+	if (cli.json) {
+		jw_init(stdout, cli.pretty);
+		jw_arr_open(NULL);
+		for (i = 0; i < l.n; i++)
+			port_json(&l.v[i], kind);
+		jw_arr_close();
+	} else {
+		for (i = 0; i < l.n; i++) {
+			if (kind == AK_SHOW)
+				show_human(&l.v[i]);
+			else
+				stats_human(&l.v[i], now);
+		}
+	}
+	ret = fflush(stdout) ? EXIT_FAIL : EXIT_OK;
+out:
+	genl_close(&g);
+	free(l.v);
+	return ret;
+}
+
+void usage_show(FILE *f)
+{
+	fprintf(f, "Usage: pfcwd show [ dev DEV ]\n");
+}
+
+void usage_stats(FILE *f)
+{
+	fprintf(f, "Usage: pfcwd stats [ dev DEV ]\n"
+		   "       pfcwd stats clear [ dev DEV ]\n");
+}
+
+int cmd_show(int argc, char **argv)
+{
+	return show_or_stats(argc, argv, "show", AK_SHOW);
+}
+
+int cmd_stats(int argc, char **argv)
+{
+	if (argc > 0 && matches(argv[0], "clear"))
+		return cmd_stats_clear(argc - 1, argv + 1);
+	return show_or_stats(argc, argv, "stats", AK_STATS);
+}

@@ -1,0 +1,517 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The pfcwd command (build/tools/pfcwd) against the live module: every
+# command, JSON checked by value with jq, storms on pfcsim seen through
+# stats and monitor, stats clear, restore of latched priorities, bad
+# command lines, the kernel's error messages, privileges, netns, JSON
+# escaping, dumps of many ports while ports come and go, and headroom.
+
+. "$(dirname "$0")/lib.sh"
+
+PFCWD=$PFCWD_TOP/build/tools/pfcwd
+[ -x "$PFCWD" ] || { echo "no $PFCWD: run make first"; exit 1; }
+
+NOPRIV="setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all"
+
+sim() {
+	echo "$3" > "$PFCSIM_DFS/$1/$2" || fail "cannot write pfcsim $1/$2: $3"
+}
+
+knob() { cat "/sys/class/net/$1/pfcwd/$2"; }
+
+now_ns() { python3 -c 'import time; print(time.monotonic_ns())'; }
+
+# jq filter $2 over "pfcwd -j show dev $1" (the port object).
+show_val() {
+	"$PFCWD" -j show dev "$1" | jq -r ".[0] | $2"
+}
+
+# Field $3 of priority $2 of DEV $1 from "pfcwd -j stats dev DEV".
+prio_val() {
+	"$PFCWD" -j stats dev "$1" | jq -r ".[0].prio[] | select(.prio == $2) | .$3"
+}
+
+# Waits up to $5 seconds for prio_val $1 $2 $3 to be $4.
+cli_wait() {
+	local i n=$(($5 * 20)) v
+
+	for ((i = 0; i < n; i++)); do
+		v=$(prio_val "$1" "$2" "$3")
+		[ "$v" = "$4" ] && return 0
+		sleep 0.05
+	done
+	fail "$1 prio $2: $3 is '$v' through pfcwd stats, wanted '$4' within $5 s"
+}
+
+# Runs "pfcwd ARGS..." expecting exit status $1 and output (stdout and
+# stderr) matching the extended regex $2.
+expect_cli() {
+	local want=$1 re=$2 out rc
+	shift 2
+	out=$("$PFCWD" "$@" 2>&1)
+	rc=$?
+	[ "$rc" = "$want" ] || fail "pfcwd $*: exit $rc, wanted $want; output: $out"
+	echo "$out" | grep -qE -- "$re" || fail "pfcwd $*: output '$out' does not match /$re/"
+	log "pfcwd $* -> $rc: $out"
+}
+
+# Configuration and state of every port, through the command.
+snapshot() {
+	"$PFCWD" -j show | jq -c '[.[] | del(.granularity_us)]'
+}
+
+# A pfcsim port with a pfcwd qdisc.
+qdisc_port() {
+	pfcsim_new "$1"
+	tc qdisc add dev "$1" root handle 1: pfcwd || fail "tc qdisc add on $1"
+}
+
+test_show_set() {
+	reset_all
+	qdisc_port sw1
+	local j
+	j=$("$PFCWD" -j show dev sw1) || fail "show dev sw1"
+	expect_eq "$(echo "$j" | jq length)" 1 "one port"
+	expect_eq "$(echo "$j" | jq -r '.[0].ifname')" sw1 "ifname"
+	expect_eq "$(echo "$j" | jq '.[0].ifindex')" "$(cat /sys/class/net/sw1/ifindex)" "ifindex"
+	expect_eq "$(echo "$j" | jq -c '.[0] | [.enabled, .detect_ms, .restore_ms, .action, .storm_limit]')" \
+		"[true,$(knob sw1 detection_time_ms),$(knob sw1 restoration_time_ms),\"$(knob sw1 action)\",0]" \
+		"defaults agree with sysfs"
+	expect_eq "$(echo "$j" | jq -c '.[0] | [.prios, .pfc_en, .stormed, .source, .qdiscs, .held]')" \
+		'[[3,4],[3,4],[],"dcb",1,false]' "prios, pfc_en, stormed, source, qdiscs, held"
+	expect_eq "$(echo "$j" | jq -c '[.[0].prio[] | [.prio, .watched, .state]]')" \
+		'[[0,false,"operational"],[1,false,"operational"],[2,false,"operational"],[3,true,"operational"],[4,true,"operational"],[5,false,"operational"],[6,false,"operational"],[7,false,"operational"]]' \
+		"eight priorities"
+	# -p: the same JSON, pretty-printed (granularity moves: left out).
+	expect_eq "$("$PFCWD" -p show dev sw1 | jq -c 'del(.[0].granularity_us)')" \
+		"$(echo "$j" | jq -c 'del(.[0].granularity_us)')" "-p and -j agree"
+	[ "$("$PFCWD" -p show dev sw1 | wc -l)" -gt 20 ] || fail "-p is not pretty"
+	[ "$(echo "$j" | wc -l)" = 1 ] || fail "-j is not one line"
+
+	"$PFCWD" set dev sw1 detect 150 restore 250ms action forward prio 0,7 limit 3 || fail "set"
+	expect_eq "$(show_val sw1 '[.detect_ms, .restore_ms, .action, .prios, .storm_limit] | tostring')" \
+		'[150,250,"forward",[0,7],3]' "values after set"
+	expect_eq "$(knob sw1 detection_time_ms) $(knob sw1 restoration_time_ms) $(knob sw1 action)" \
+		"150 250 forward" "sysfs after set"
+	expect_eq "$(knob sw1 priorities) $(knob sw1 storm_limit)" "0,7 3" "sysfs prios, limit"
+	"$PFCWD" set dev sw1 prio none || fail "prio none"
+	expect_eq "$(show_val sw1 '.prios | tostring')" "[]" "no priority watched"
+	"$PFCWD" set dev sw1 prio 3-4 action alert || fail "prio range"
+	expect_eq "$(show_val sw1 '[.prios, .action] | tostring')" '[[3,4],"alert"]' "range, alert"
+	"$PFCWD" set dev sw1 off || fail "off"
+	expect_eq "$(show_val sw1 .enabled)/$(knob sw1 enabled)" "false/0" "disabled"
+	"$PFCWD" set dev sw1 on || fail "on"
+	expect_eq "$(show_val sw1 .enabled)" true "enabled"
+
+	# The human form reads like the set command.
+	"$PFCWD" show dev sw1 | grep -qE '^sw1: on detect 150ms restore 250ms action alert prio 3,4 limit 3$' ||
+		fail "human show: $("$PFCWD" show dev sw1)"
+
+	# A device without a qdisc becomes a port held by netlink, and goes.
+	pfcsim_new sw2
+	"$PFCWD" set dev sw2 on detect 300 || fail "set dev sw2 on"
+	expect_eq "$(show_val sw2 '[.held, .qdiscs, .detect_ms] | tostring')" "[true,0,300]" "held port"
+	expect_eq "$("$PFCWD" -j show | jq -c '[.[].ifname] | sort')" '["sw1","sw2"]' "show lists both"
+	"$PFCWD" set dev sw2 off || fail "set dev sw2 off"
+	expect_eq "$("$PFCWD" -j show | jq -c '[.[].ifname]')" '["sw1"]' "released port gone"
+	[ -e /sys/class/net/sw2/pfcwd ] && fail "sw2 still a port"
+
+	# Abbreviations, iproute2 style.
+	expect_eq "$("$PFCWD" -j s d sw1 | jq -r '.[0].ifname')" sw1 "pfcwd -j s d sw1"
+	"$PFCWD" se d sw1 det 120 || fail "pfcwd se d sw1 det 120"
+	expect_eq "$(knob sw1 detection_time_ms)" 120 "abbreviated set"
+	return 0
+}
+
+test_stats_storm() {
+	reset_all
+	qdisc_port sw1
+	"$PFCWD" set dev sw1 detect 100 restore 100 || fail "set"
+	"$PFCWD_PKT" send sw1 3 5 >/dev/null || fail "send"
+	expect_eq "$(prio_val sw1 3 tx_packets)" "$(ethtool_stat sw1 tx_prio3_packets)" "tx ok vs ethtool"
+	expect_eq "$(prio_val sw1 3 tx_packets)" 5 "tx ok"
+	expect_eq "$(prio_val sw1 3 rx_packets)" "$(ethtool_stat sw1 rx_prio3_packets)" "rx ok vs ethtool"
+
+	sim sw1 rx_storm 3
+	cli_wait sw1 3 state stormed 5
+	local j
+	j=$("$PFCWD" -j stats dev sw1)
+	expect_eq "$(echo "$j" | jq -c '.[0].prio[3] | [.watched, .state, .action, .detected, .restored]')" \
+		'[true,"stormed","drop",1,0]' "during the storm"
+	expect_eq "$(echo "$j" | jq -c '.[0].stormed')" "[3]" "port: stormed"
+	expect_eq "$(echo "$j" | jq -c '[.[0].prio[] | select(.prio != 3) | .state] | unique')" \
+		'["operational"]' "the other priorities"
+	expect_eq "$(pfc_on sw1)" "4" "prio 3 out of pfc_en"
+	"$PFCWD" stats dev sw1 | grep -qE '^  3 +stormed, action drop +1 +0 ' ||
+		fail "human stats during the storm: $("$PFCWD" stats dev sw1)"
+	"$PFCWD" stats dev sw1 | grep -qE '^  3 .* running ' || fail "last storm: running"
+
+	sim sw1 rx_storm ""
+	cli_wait sw1 3 state operational 5
+	j=$("$PFCWD" -j stats dev sw1)
+	expect_eq "$(echo "$j" | jq -c '.[0].prio[3] | [.state, .detected, .restored, .latch]')" \
+		'["operational",1,1,"none"]' "after the storm"
+	expect_eq "$(echo "$j" | jq '.[0].prio[3].detected')" "$(pstat sw1 3 detected)" "detected vs debugfs"
+	expect_eq "$(echo "$j" | jq '.[0].prio[3].rx_pause')" "$(pstat sw1 3 rx_pause)" "rx_pause vs debugfs"
+	[ "$(echo "$j" | jq '.[0].prio[3].rx_pause')" -gt 0 ] || fail "no pause counted"
+	[ "$(echo "$j" | jq '.[0].prio[3].last_paused_us')" -ge 100000 ] || fail "paused < T0"
+	echo "$j" | jq -e '.[0].prio[3] | .last_storm_us >= 100000 and
+		.last_restored_ns > .last_detected_ns and .last_detected_ns > 0' >/dev/null ||
+		fail "last storm figures: $(echo "$j" | jq -c '.[0].prio[3]')"
+	expect_eq "$(pfc_on sw1)" "3 4" "pfc_en back"
+	"$PFCWD" stats dev sw1 | grep -qE '^  3 +operational +1 +1 ' ||
+		fail "human stats after the storm: $("$PFCWD" stats dev sw1)"
+
+	"$PFCWD" stats clear dev sw1 || fail "stats clear"
+	expect_eq "$("$PFCWD" -j stats dev sw1 | jq -c '.[0].prio[3] | [.detected, .restored, .rx_pause, .last_paused_us, .last_storm_us, .last_detected_ns]')" \
+		"[0,0,0,0,0,0]" "cleared"
+	expect_eq "$(pstat sw1 3 detected)" 0 "cleared in debugfs too"
+}
+
+test_clear_all() {
+	reset_all
+	local d
+	for d in sw1 sw2; do
+		qdisc_port "$d"
+		"$PFCWD" set dev "$d" detect 50 restore 50 || fail "set $d"
+		sim "$d" rx_storm 4
+	done
+	for d in sw1 sw2; do cli_wait "$d" 4 detected 1 5; done
+	for d in sw1 sw2; do sim "$d" rx_storm ""; done
+	for d in sw1 sw2; do cli_wait "$d" 4 restored 1 5; done
+	"$PFCWD" stats clear dev sw2 || fail "clear sw2"
+	expect_eq "$(prio_val sw1 4 detected)/$(prio_val sw2 4 detected)" "1/0" "only sw2 cleared"
+	"$PFCWD" stats clear || fail "clear all"
+	expect_eq "$("$PFCWD" -j stats | jq -c '[.[].prio[] | .detected + .restored + .rx_pause] | unique')" \
+		"[0]" "every port cleared"
+}
+
+test_restore_latched() {
+	reset_all
+	qdisc_port sw1
+	"$PFCWD" set dev sw1 detect 50 restore 50 limit 1 || fail "set"
+	sim sw1 rx_storm 3
+	cli_wait sw1 3 state latched 5
+	expect_eq "$(prio_val sw1 3 latch)" storm-limit "latch reason"
+	sim sw1 rx_storm ""
+	sleep 0.3
+	expect_eq "$(prio_val sw1 3 state)" latched "still latched without an operator"
+	expect_eq "$(pfc_on sw1)" "4" "pfc_en while latched"
+	"$PFCWD" show dev sw1 | grep -q 'prio 3: latched (storm-limit)' || fail "human show: latched"
+	"$PFCWD" restore dev sw1 prio 3 || fail "restore"
+	expect_eq "$(prio_val sw1 3 state)/$(prio_val sw1 3 restored)" "operational/1" "restored by hand"
+	expect_eq "$(pfc_on sw1)" "3 4" "pfc_en back"
+	# Nothing latched now: the kernel says so.
+	expect_cli 1 'pfcwd: none of these priorities is stormed or latched' restore dev sw1 prio 3
+
+	# A storm this port generates latches too.
+	sim sw1 tx_storm 4
+	cli_wait sw1 4 state latched 5
+	expect_eq "$(prio_val sw1 4 latch)/$(prio_val sw1 4 tx_storms)" "tx-storm/1" "tx storm"
+	sim sw1 tx_storm ""
+	"$PFCWD" restore dev sw1 prio 4 || fail "restore 4"
+	expect_eq "$(prio_val sw1 4 state)" operational "tx storm restored"
+	expect_eq "$(pfc_on sw1)" "3 4" "pfc_en back after the tx storm"
+}
+
+# The bit of the events group in /proc/net/netlink's Groups (first 32).
+events_group() {
+	genl ctrl get name pfcwd | grep -oE 'ID-0x[0-9a-f]+ +name: events' |
+		sed -E 's/ID-(0x[0-9a-f]+).*/\1/'
+}
+
+# Waits until the netlink socket of process $1 has joined group $2.
+wait_subscribed() {
+	local i g
+
+	for ((i = 0; i < 200; i++)); do
+		g=$(awk -v p="$1" '$2 == 16 && $3 == p { print $4 }' /proc/net/netlink)
+		[ -n "$g" ] && [ $((0x$g & (1 << ($2 - 1)))) != 0 ] && return 0
+		sleep 0.05
+	done
+	fail "process $1 did not join group $2 within 10 s"
+}
+
+# Waits up to $2 seconds for background process $1 to exit; its status.
+wait_exit() {
+	local i
+
+	for ((i = 0; i < $2 * 20; i++)); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.05
+	done
+	if kill -0 "$1" 2>/dev/null; then
+		kill "$1"
+		wait "$1"
+		echo "process $1 still running after $2 s"
+		return 1
+	fi
+	wait "$1"
+}
+
+test_monitor() {
+	reset_all
+	qdisc_port sw1
+	qdisc_port sw2
+	"$PFCWD" set dev sw1 detect 100 restore 100 || fail "set"
+	local grp t0 t1 t2 d r pj ph pf
+	grp=$(($(events_group)))
+	[ "$grp" -gt 0 ] && [ "$grp" -le 32 ] || fail "events group id '$grp' not in 1..32"
+	"$PFCWD" -j monitor count 2 > /tmp/mon.json 2> /tmp/mon.err &
+	pj=$!
+	"$PFCWD" monitor count 2 > /tmp/mon.txt 2>&1 &
+	ph=$!
+	"$PFCWD" -j monitor dev sw2 count 1 > /tmp/mon.sw2 2>&1 &
+	pf=$!
+	wait_subscribed $pj "$grp"
+	wait_subscribed $ph "$grp"
+	wait_subscribed $pf "$grp"
+
+	t0=$(now_ns)
+	sim sw1 rx_storm 3
+	cli_wait sw1 3 state stormed 5
+	t1=$(now_ns)
+	sim sw1 rx_storm ""
+	cli_wait sw1 3 state operational 5
+	t2=$(now_ns)
+	wait_exit $pj 10 || fail "monitor -j: $(cat /tmp/mon.json /tmp/mon.err)"
+	wait_exit $ph 10 || fail "monitor: $(cat /tmp/mon.txt)"
+	cat /tmp/mon.json /tmp/mon.txt
+	expect_eq "$(wc -l < /tmp/mon.json)" 2 "two JSON lines"
+	d=$(sed -n 1p /tmp/mon.json)
+	r=$(sed -n 2p /tmp/mon.json)
+	expect_eq "$(echo "$d" | jq -c '[.event, .ifname, .ifindex, .prio, .state, .action, .detected]')" \
+		"[\"storm-detected\",\"sw1\",$(cat /sys/class/net/sw1/ifindex),3,\"stormed\",\"drop\",1]" \
+		"storm-detected event"
+	expect_eq "$(echo "$r" | jq -c '[.event, .ifname, .prio, .state, .action, .restored]')" \
+		'["storm-restored","sw1",3,"operational","drop",1]' "storm-restored event"
+	local de re
+	de=$(echo "$d" | jq .event_ns)
+	re=$(echo "$r" | jq .event_ns)
+	[ "$de" -gt "$t0" ] && [ "$de" -le "$t1" ] || fail "detected at $de, not in ($t0, $t1]"
+	[ "$re" -gt "$t1" ] && [ "$re" -le "$t2" ] || fail "restored at $re, not in ($t1, $t2]"
+	expect_eq "$(echo "$d" | jq .last_detected_ns)" "$de" "detected: event time"
+	[ "$(echo "$d" | jq .last_paused_us)" -ge 100000 ] || fail "paused < T0"
+	echo "$r" | jq -e --argjson gap $((re - de)) \
+		'.last_storm_us >= 100000 and .last_storm_us * 1000 <= $gap + 1000' >/dev/null ||
+		fail "storm duration vs event times"
+	echo "$d" | jq -e '.time | test("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}\\.[0-9]{6}Z$")' \
+		>/dev/null || fail "time: $(echo "$d" | jq .time)"
+	grep -qE '^[0-9-]+ [0-9:.]+ sw1 prio 3: PFC storm detected, action drop \(paused [0-9.]+ ms\)$' \
+		/tmp/mon.txt || fail "human detected line"
+	grep -qE '^[0-9-]+ [0-9:.]+ sw1 prio 3: PFC storm restored after [0-9.]+ m?s \(tx dropped [0-9]+, rx dropped [0-9]+, tx forwarded 0\)$' \
+		/tmp/mon.txt || fail "human restored line"
+
+	# The monitor of sw2 saw none of that; it sees sw2's storm.
+	kill -0 $pf 2>/dev/null || fail "monitor dev sw2 stopped early: $(cat /tmp/mon.sw2)"
+	[ -s /tmp/mon.sw2 ] && fail "monitor dev sw2 printed sw1's events: $(cat /tmp/mon.sw2)"
+	sim sw2 tx_storm 4
+	wait_exit $pf 10 || fail "monitor dev sw2: $(cat /tmp/mon.sw2)"
+	sim sw2 tx_storm ""
+	cat /tmp/mon.sw2
+	expect_eq "$(jq -c '[.event, .ifname, .prio, .state, .latch, .tx_storms]' /tmp/mon.sw2)" \
+		'["tx-storm","sw2",4,"latched","tx-storm",1]' "tx-storm event on sw2"
+	rm -f /tmp/mon.json /tmp/mon.err /tmp/mon.txt /tmp/mon.sw2
+}
+
+test_bad_usage() {
+	reset_all
+	qdisc_port sw1
+	local before
+	before=$(snapshot)
+	expect_cli 2 'unknown command "frobnicate"' frobnicate
+	expect_cli 2 'unknown option "-x"' -x show
+	expect_cli 2 'Usage: pfcwd'
+	expect_cli 2 'bad detection time "abc"' set dev sw1 detect abc
+	expect_cli 2 'bad detection time "-5"' set dev sw1 detect -5
+	expect_cli 2 'bad restoration time "1.5"' set dev sw1 restore 1.5
+	expect_cli 2 'bad storm limit "99999999999"' set dev sw1 limit 99999999999
+	expect_cli 2 'bad storm limit "3x"' set dev sw1 limit 3x
+	expect_cli 2 'bad action "explode"' set dev sw1 action explode
+	expect_cli 2 'bad priority list "8"' set dev sw1 prio 8
+	expect_cli 2 'bad priority list "3,3"' set dev sw1 prio 3,3
+	expect_cli 2 '"detect" needs a value' set dev sw1 detect
+	expect_cli 2 'set: unknown argument "bogus"' set dev sw1 bogus 1
+	expect_cli 2 'set: nothing to change on sw1' set dev sw1
+	expect_cli 2 'set: "dev DEV" is required' set detect 100
+	expect_cli 2 'restore: "prio LIST" is required' restore dev sw1
+	expect_cli 2 'show: unknown argument "sw1"' show sw1
+	expect_cli 2 'bad count "0"' monitor count 0
+	expect_cli 2 'bad device name' show dev abcdefghijklmnopq
+	expect_cli 1 'cannot find device "nosuch0"' show dev nosuch0
+	expect_cli 1 'cannot find device "nosuch0"' set dev nosuch0 on
+	expect_cli 1 'cannot find device "nosuch0"' stats clear dev nosuch0
+	expect_cli 1 'cannot open netns "nosuchns"' -n nosuchns show
+	expect_eq "$(snapshot)" "$before" "nothing changed"
+	"$PFCWD" help | grep -q '^Usage: pfcwd' || fail "help"
+	"$PFCWD" set help | grep -q '^Usage: pfcwd set' || fail "set help"
+}
+
+test_kernel_errors() {
+	reset_all
+	qdisc_port sw1
+	pfcsim_new sw2
+	local before
+	before=$(snapshot)
+	expect_cli 1 '^Error: set dev sw1: integer out of range \(Numerical result out of range; attribute detect\)$' \
+		set dev sw1 detect 0
+	expect_cli 1 'integer out of range .*attribute restore' set dev sw1 restore 60001
+	expect_cli 1 'integer out of range .*attribute limit' set dev sw1 limit 17
+	expect_cli 1 'integer out of range .*attribute detect' set dev sw1 detect 100 restore 100 detect 0
+	expect_cli 1 '^Error: dev sw2: pfcwd: the device is not a pfcwd port \(No such device\)$' \
+		show dev sw2
+	expect_cli 1 'pfcwd: the device is not a pfcwd port' stats dev lo
+	expect_cli 1 'pfcwd: the device is not a pfcwd port' set dev sw2 detect 100
+	expect_cli 1 'pfcwd: the device is not a pfcwd port' stats clear dev sw2
+	expect_cli 1 'pfcwd: the device is not a pfcwd port' restore dev sw2 prio 3
+	expect_cli 1 'pfcwd: none of these priorities is stormed or latched .*attribute prio' \
+		restore dev sw1 prio 3,4
+	expect_cli 1 'out of range.*attribute prio' restore dev sw1 prio none
+	expect_eq "$(snapshot)" "$before" "nothing changed"
+	expect_eq "$(knob sw1 detection_time_ms)" 200 "T0 untouched by the half-bad request"
+	[ -e /sys/class/net/sw2/pfcwd ] && fail "sw2 became a port"
+	return 0
+}
+
+test_unprivileged() {
+	reset_all
+	qdisc_port sw1
+	"$PFCWD" set dev sw1 limit 1 detect 50 restore 50 || fail "set"
+	sim sw1 rx_storm 3
+	cli_wait sw1 3 state latched 5
+	sim sw1 rx_storm ""
+	local before out
+	before=$(snapshot)
+	out=$($NOPRIV "$PFCWD" -j show) || fail "unprivileged show"
+	expect_eq "$(echo "$out" | jq -c '[.[] | [.ifname, .storm_limit, .stormed]]')" '[["sw1",1,[3]]]' \
+		"unprivileged show, by value"
+	out=$($NOPRIV "$PFCWD" -j stats dev sw1) || fail "unprivileged stats"
+	expect_eq "$(echo "$out" | jq -c '.[0].prio[3] | [.state, .detected]')" '["latched",1]' \
+		"unprivileged stats, by value"
+	$NOPRIV "$PFCWD" stats >/dev/null || fail "unprivileged human stats"
+	$NOPRIV "$PFCWD" show >/dev/null || fail "unprivileged human show"
+	local c
+	for c in "set dev sw1 detect 10" "set dev sw1 off" "stats clear dev sw1" "stats clear" \
+		 "restore dev sw1 prio 3"; do
+		# shellcheck disable=SC2086
+		out=$($NOPRIV "$PFCWD" $c 2>&1) && fail "unprivileged '$c' accepted"
+		case $out in
+		*"Operation not permitted"*) log "unprivileged $c: $out" ;;
+		*) fail "unprivileged '$c': wanted EPERM, got: $out" ;;
+		esac
+	done
+	# Root without CAP_NET_ADMIN: the same.
+	out=$(setpriv --inh-caps=-net_admin --bounding-set=-net_admin "$PFCWD" stats clear 2>&1) &&
+		fail "stats clear without CAP_NET_ADMIN accepted"
+	case $out in *"Operation not permitted"*) ;; *) fail "no EPERM: $out" ;; esac
+	expect_eq "$(snapshot)" "$before" "nothing changed"
+	expect_eq "$(prio_val sw1 3 detected)/$(prio_val sw1 3 state)" "1/latched" "stats not cleared"
+	"$PFCWD" restore dev sw1 prio 3 || fail "root restore"
+}
+
+test_netns_escape() {
+	reset_all pfns
+	ip netns add pfns || fail "netns add"
+	pfcsim_new sw1
+	ip link set sw1 netns pfns || fail "move sw1"
+	"$PFCWD" -n pfns set dev sw1 on detect 321 || fail "set in pfns with -n"
+	expect_eq "$("$PFCWD" -n pfns -j show | jq -c '[.[] | [.ifname, .detect_ms]]')" '[["sw1",321]]' \
+		"-n pfns show"
+	expect_eq "$(ip netns exec pfns "$PFCWD" -j show | jq -c '[.[].ifname]')" '["sw1"]' \
+		"ip netns exec pfcwd show"
+	expect_eq "$("$PFCWD" -j show | jq length)" 0 "the init netns sees none of it"
+	expect_cli 1 'cannot find device "sw1"' show dev sw1
+
+	# Names JSON must escape: quote and backslash are legal in ifnames.
+	local name='q"b\x'
+	ip link add name "$name" type dummy || fail "dummy $name"
+	"$PFCWD" set dev "$name" on || fail "set on $name"
+	expect_eq "$("$PFCWD" -j show dev "$name" | jq -r '.[0].ifname')" "$name" "escaped ifname"
+	expect_eq "$("$PFCWD" -j show dev "$name" | jq -c '.[0] | [.source, .prios, .pfc_en]')" \
+		'["software",[3,4],null]' "no DCB: software PFC, default 3,4, no pfc_en"
+	"$PFCWD" show dev "$name" | grep -qF "$name: on" || fail "human show of $name"
+	ip link del "$name"
+	ip netns del pfns
+}
+
+# Many ports, dumped through the command while ports come and go: each
+# dump lists every surviving port once.
+test_dump_many() {
+	reset_all
+	local i n=256 out
+	for i in $(seq $n); do echo "p$i" > $PFCSIM_DFS/new_port || fail "new_port p$i"; done
+	for i in $(seq $n); do echo "qdisc add dev p$i root pfcwd"; done | tc -batch - ||
+		fail "qdiscs"
+	out=$("$PFCWD" -j stats) || fail "stats of $n ports"
+	expect_eq "$(echo "$out" | jq length)" $n "ports in the dump"
+	expect_eq "$(echo "$out" | jq -c '[.[].prio | length] | unique')" "[8]" "8 priorities each"
+	expect_eq "$(echo "$out" | jq '[.[].ifname] | unique | length')" $n "no port twice"
+	[ "$("$PFCWD" stats | grep -c '^p[0-9]*:$')" = $n ] || fail "human stats: not $n ports"
+	(
+		for i in $(seq 20); do
+			pfcsim_new "c$i" >/dev/null
+			"$PFCWD" set dev "c$i" on
+			[ "$i" -gt 2 ] && "$PFCWD" set dev "c$((i - 2))" off
+			echo "p$((i * 7))" > $PFCSIM_DFS/del_port
+		done
+	) &
+	local churn=$! k dumps=0
+	while kill -0 $churn 2>/dev/null; do
+		out=$("$PFCWD" -j show 2>/tmp/dump.err) || fail "show under churn: $(cat /tmp/dump.err)"
+		k=$(echo "$out" | jq '[.[].ifname] | length - (unique | length)')
+		expect_eq "$k" 0 "ports listed twice in a dump"
+		[ "$(echo "$out" | jq length)" -ge $((n - 20)) ] || fail "a dump missed ports"
+		dumps=$((dumps + 1))
+	done
+	wait $churn
+	log "$dumps dumps under churn, stderr: $(cat /tmp/dump.err)"
+	[ $dumps -gt 0 ] || fail "no dump ran under churn"
+	expect_eq "$("$PFCWD" -j show | jq length)" $((n - 20 + 2)) "ports after churn"
+	rm -f /tmp/dump.err
+	unload_mod pfcsim
+	expect_eq "$("$PFCWD" -j show)" "[]" "no port left"
+}
+
+test_headroom() {
+	local j
+	# DESIGN section 1, worked example.
+	j=$("$PFCWD" -j headroom speed 10G cable 100m mtu 9216 lossless-mtu 2300 cell 416) ||
+		fail "headroom"
+	expect_eq "$(echo "$j" | jq -c '[.max_frame_bt, .pfc_frame_bt, .intf_delay_bt, .cable_bt, .resp_delay_bt, .lossless_frame_bt]')" \
+		"[73888,672,8192,5000,30720,18560]" "the terms"
+	expect_eq "$(echo "$j" | jq -c '[.total_bt, .bytes, .cell_factor, .cell_bytes, .cells]')" \
+		"[150224,18778,6.5,122057,294]" "150224 BT, 18778 bytes, x6.5 = 122057 bytes"
+	expect_eq "$("$PFCWD" -j headroom speed 10G cable 100m)" "$j" "the defaults are those"
+	"$PFCWD" headroom speed 10G cable 100m | grep -q '^headroom: 18778 bytes (18.778 KB)$' ||
+		fail "human headroom"
+	"$PFCWD" headroom speed 10G cable 100m | grep -qE '^  total +150224 BT' || fail "human total"
+	local s want
+	for s in 10G:150224 25G:171368 40G:242688 100G:640608 400G:1939520; do
+		want=${s#*:}
+		expect_eq "$("$PFCWD" -j headroom speed "${s%:*}" cable 100m | jq .total_bt)" "$want" \
+			"total at ${s%:*}"
+	done
+	expect_cli 2 'bad speed "50G": unknown speed: use 10G, 25G, 40G, 100G or 400G' \
+		headroom speed 50G cable 1m
+	expect_cli 2 'bad cable length "0m": must be longer than 0' headroom speed 10G cable 0m
+	expect_cli 2 'bad cable length "ten": expected a length in metres' headroom speed 10G cable ten
+	expect_cli 2 'lossless-mtu must be 64 bytes to the mtu' headroom speed 10G cable 1m mtu 1500
+	expect_cli 2 '"speed SPEED" and "cable LENGTH" are required' headroom speed 10G
+}
+
+TESTS=(
+	"test_show_set	cli: show and set, by value; held ports; abbreviations"
+	"test_stats_storm	cli: stats during and after a storm, by value; stats clear"
+	"test_clear_all	cli: stats clear of one port and of all"
+	"test_restore_latched	cli: restore of storm-limit and tx-storm latches"
+	"test_monitor	cli: monitor (JSON and text) gets storm events with the right fields and times"
+	"test_bad_usage	cli: bad command lines exit 2 (1 for unknown devices) with a message, change nothing"
+	"test_kernel_errors	cli: the kernel's extack messages are printed, exit 1, nothing changed"
+	"test_unprivileged	cli: without CAP_NET_ADMIN show/stats work, set/clear/restore get EPERM"
+	"test_netns_escape	cli: -n NETNS, netns isolation, JSON escaping of odd ifnames"
+	"test_dump_many	cli: 256 ports dumped, and dumps while ports come and go	300"
+	"test_headroom	cli: headroom reproduces the 802.1Qbb worked example, every speed, bad input"
+)
+
+tap_main "$@"

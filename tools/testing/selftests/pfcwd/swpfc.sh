@@ -1,0 +1,522 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Software PFC on a veth pair: the pfcwd qdisc on sp0 honours real PFC
+# frames (built by Scapy, swpfc_frames.py) sent from sp1, and the watchdog
+# detects and restores storms of them.  Pause timing, XON, 802.3x PAUSE,
+# malformed frames, band holding and resuming, forward and drop, and
+# teardown mid-storm.
+
+. "$(dirname "$0")/lib.sh"
+
+DEV=sp0
+PEER=sp1
+TAP=st0
+FRAMES=$SELFTEST_DIR/swpfc_frames.py
+TIMING=$SELFTEST_DIR/swpfc_timing.py
+STORM_OUT=/tmp/swpfc-storm.json
+STORM_PID=
+
+frames() { python3 "$FRAMES" "$@"; }
+
+# A case that fails or times out must not leave a sender running: the
+# runner reads the case's output until every process holding it is gone.
+cleanup() {
+	local pids
+
+	pids=$(jobs -p)
+	[ -n "$pids" ] && kill -TERM $pids 2>/dev/null
+	[ -n "$pids" ] && wait $pids 2>/dev/null
+	return 0
+}
+trap cleanup EXIT
+trap 'exit 143' TERM
+
+knob() { cat "/sys/class/net/$DEV/pfcwd/$1"; }
+
+set_knob() {
+	echo "$2" > "/sys/class/net/$DEV/pfcwd/$1" || fail "cannot set $1=$2"
+}
+
+# A fresh pfcwd: our devices gone, pfcsim unloaded (its ports go with it),
+# any pfcwd qdisc another script left deleted.
+fresh_pfcwd() {
+	local d
+
+	ip link del $DEV 2>/dev/null
+	ip link del $TAP 2>/dev/null
+	unload_mod pfcsim
+	for d in $(tc qdisc show | awk '$2 == "pfcwd" { print $5 }' | sort -u); do
+		tc qdisc del dev "$d" root 2>/dev/null
+	done
+	unload_mod pfcwd
+	load_mod pfcwd
+}
+
+# A fresh pfcwd, a veth pair, the qdisc on $DEV: T0 $1 ms (default 30), T1
+# $2 ms (default 300), action $3 (default drop).
+setup() {
+	fresh_pfcwd
+	ip link add $DEV type veth peer name $PEER || fail "veth"
+	ip link set $DEV up && ip link set $PEER up || fail "veth up"
+	tc qdisc add dev $DEV root handle 1: pfcwd || fail "qdisc"
+	set_knob detection_time_ms "${1:-30}"
+	set_knob restoration_time_ms "${2:-300}"
+	set_knob action "${3:-drop}"
+}
+
+# Field $1 of $DEV's "swpfc" debugfs line.
+sw() {
+	awk -v d=$DEV -v k="$1" '$1 == d && $2 == "swpfc" {
+		for (i = 3; i < NF; i += 2) if ($i == k) print $(i + 1) }' $PFCWD_DBG
+}
+
+# Field $2 of $DEV's "swprio $1" debugfs line.
+swp() {
+	awk -v d=$DEV -v p="$1" -v k="$2" '$1 == d && $2 == "swprio" && $3 == p {
+		for (i = 4; i < NF; i += 2) if ($i == k) print $(i + 1) }' $PFCWD_DBG
+}
+
+# Waits up to $3 s until "sw $1" (or "swp $1" for "P FIELD") is above $2.
+wait_above() {
+	local i v
+
+	for ((i = 0; i < $3 * 100; i++)); do
+		v=$(eval "$1")
+		[ -n "$v" ] && [ "$v" -gt "$2" ] && return 0
+		sleep 0.01
+	done
+	fail "$1 is '$v', not above $2 within $3 s"
+}
+
+rx_dropped() { cat /sys/class/net/$DEV/statistics/rx_dropped; }
+
+# The port over generic netlink, through the pfcwd command: key $2 of
+# "pfcwd -j $1 dev $DEV".
+PFCWD_CLI=$PFCWD_TOP/build/tools/pfcwd
+nl() { "$PFCWD_CLI" -j "$1" dev $DEV | jq -r ".[0].$2"; }
+
+# Whether tc's xstats line of priority $1 (through the plugin) carries the
+# flag "paused" (the software pause timer runs): 1 or 0.
+xpaused() {
+	TC_LIB_DIR=$PFCWD_TOP/build/tools tc -s qdisc show dev $DEV |
+		awk -v p="$1" '$1 == "prio" && $2 == p {
+			f = 0; for (i = 3; i <= NF; i++) if ($i == "paused") f = 1; print f }'
+}
+
+# A storm on priorities $1 from $PEER in the background (XOFF every 500 us,
+# 65535 quanta), until storm_stop.  Waits until its first frame arrived.
+storm_start() {
+	local xoff=$(swp "${1%%,*}" xoff)
+
+	python3 "$FRAMES" storm $PEER "$1" --interval-us 500 --duration-ms 600000 > $STORM_OUT &
+	STORM_PID=$!
+	wait_above "swp ${1%%,*} xoff" "$xoff" 120
+}
+
+storm_stop() {
+	kill -TERM $STORM_PID 2>/dev/null
+	wait $STORM_PID
+	STORM_PID=
+	log "storm: $(cut -c1-200 $STORM_OUT)"
+}
+
+# The number of $DEV's packet handlers /proc/net/ptype lists.  The kernel
+# lists global handlers and per-device ETH_P_ALL taps there, not handlers
+# bound to a device for one EtherType (dev->ptype_specific), such as pfcwd's:
+# its absence proves nothing; rx_dropped does (see test_teardown_*).
+ptype_pfcwd() { grep -c pfcwd /proc/net/ptype; }
+
+# Fails if the kernel log since line $1 shows a device reference leak.
+no_dev_leak() {
+	dmesg | tail -n "+$(($1 + 1))" | grep -q "unregister_netdevice: waiting" &&
+		fail "a device reference leaked"
+	return 0
+}
+
+test_handler() {
+	local q speed
+
+	python3 -c "import logging; logging.getLogger('scapy.runtime').setLevel(logging.ERROR); import scapy.contrib.mac_control" ||
+		fail "Scapy (Debian's python3-scapy) does not import: run scripts/deps.sh"
+	setup 60000
+	[ -n "$(sw honour)" ] || fail "no software PFC on veth $DEV"
+	expect_eq "$(sw honour)" "3,4" "honoured priorities (the watched ones)"
+	speed=$(ethtool $DEV | awk '$1 == "Speed:" { print $2 + 0 }')
+	q=$(sw quantum_ps)
+	expect_eq "$q" $((512 * 1000000 / speed)) "quantum at $speed Mb/s, ps"
+	log "ptype entries naming pfcwd: $(ptype_pfcwd) (device-bound: not listed)"
+
+	# One frame, several priorities and quanta; all priorities watched.
+	set_knob priorities 0-7
+	before=$(rx_dropped)
+	expect_eq "$(frames pfc $PEER 3:1000,4:65535,5:1,6:0)" 1 "frames sent"
+	wait_above "sw frames" 0 10
+	for pq in 3:1000 4:65535 5:1; do
+		p=${pq%%:*}
+		want=$(((${pq#*:} * q + 999) / 1000))
+		got=$(($(swp $p until_ns) - $(swp $p last_xoff_ns)))
+		expect_eq "$got" "$want" "prio $p: pause of ${pq#*:} quanta, ns"
+		expect_eq "$(swp $p xoff)/$(swp $p pauses)" 1/1 "prio $p XOFF and pauses"
+	done
+	expect_eq "$(swp 6 xon)/$(swp 6 xoff)/$(swp 6 until_ns)" 1/0/0 "prio 6: XON"
+	expect_eq "$(swp 0 xoff)$(swp 1 xoff)$(swp 2 xoff)$(swp 7 xoff)" 0000 \
+		"priorities not in the frame"
+	expect_eq "$(rx_dropped)" "$before" "rx_dropped (the handler consumes PFC frames)"
+
+	# Priority 0 not lossless: counted, not honoured.
+	set_knob priorities 3,4
+	expect_eq "$(sw honour)" "3,4" "honoured after the change"
+	frames pfc $PEER 0:65535 >/dev/null
+	wait_above "swp 0 xoff" 0 10
+	expect_eq "$(swp 0 until_ns)/$(swp 0 pauses)" 0/0 "prio 0 (lossy) not paused"
+	expect_eq "$(pstat $DEV 0 rx_pause)/$(pstat $DEV 3 detected)" 0/0 \
+		"no detection, lossy priority not watched"
+
+	# A DCB port has hardware PFC: no software PFC there.
+	mod_loaded pfcsim || load_mod pfcsim
+	[ -e /sys/class/net/ps0 ] && pfcsim_del ps0
+	pfcsim_new ps0
+	tc qdisc add dev ps0 root pfcwd || fail "qdisc on pfcsim"
+	grep -q "^ps0 swpfc" $PFCWD_DBG && fail "software PFC on a DCB port"
+	tc qdisc del dev ps0 root
+	pfcsim_del ps0
+	return 0
+}
+
+test_storm_timing() {
+	local mark n
+
+	setup 30 300
+	mark=$(dmesg_lines)
+	python3 "$TIMING" $DEV $PEER 3 5 --json "$PFCWD_RESULTS/swpfc-timing-$(uname -r).json" ||
+		fail "storm timing out of bounds"
+	n=$(dmesg | tail -n "+$((mark + 1))" |
+		grep -cE "pfcwd: $DEV prio 3: PFC storm detected, action drop \(paused [0-9]+ ms\)")
+	[ "$n" -ge 5 ] || fail "$n detection log lines, wanted 5"
+	n=$(dmesg | tail -n "+$((mark + 1))" |
+		grep -cE "pfcwd: $DEV prio 3: PFC storm restored after [0-9]+ ms \(tx dropped 0, rx dropped 0\)")
+	[ "$n" -ge 5 ] || fail "$n restoration log lines, wanted 5"
+	expect_eq "$(pstat $DEV 3 state)/$(pstat $DEV 4 detected)" operational/0 "after the storms"
+}
+
+# Sends $1 frames of priority $2 (and $3) through $DEV while a flood of MAC
+# control frames runs, and expects all of them at $PEER.
+traffic_during() {
+	local n=$1 p
+
+	shift
+	"$PFCWD_PKT" recv $PEER $((n * $#)) 3000 > /tmp/swpfc-recv.txt &
+	rpid=$!
+	sleep 0.3
+	for p in "$@"; do
+		expect_eq "$("$PFCWD_PKT" send $DEV "$p" "$n")" "$n" "prio $p frames sent"
+	done
+	wait $rpid
+	for p in "$@"; do
+		expect_eq "$(awk -v p="$p" '$1 == p' /tmp/swpfc-recv.txt | wc -l)" "$n" \
+			"prio $p frames delivered during the flood"
+	done
+}
+
+test_xon_only() {
+	local sent xon3 xoff3
+
+	setup 30 300
+	python3 "$FRAMES" xon $PEER 3,4 --interval-us 500 --duration-ms 3000 > $STORM_OUT &
+	STORM_PID=$!
+	wait_above "swp 3 xon" 0 120
+	traffic_during 100 3 4
+	wait $STORM_PID
+	sent=$(sed 's/.*"sent": \([0-9]*\).*/\1/' $STORM_OUT)
+	log "XON frames sent: $sent"
+	for p in 3 4; do
+		expect_eq "$(swp $p xon)" "$sent" "prio $p XON frames counted"
+		expect_eq "$(swp $p xoff)/$(swp $p pauses)/$(swp $p until_ns)" 0/0/0 \
+			"prio $p never paused"
+		expect_eq "$(pstat $DEV $p rx_pause)/$(pstat $DEV $p detected)" 0/0 \
+			"prio $p: no pause frame, no storm"
+	done
+	expect_eq "$(sw frames)" "$sent" "PFC frames"
+
+	# XOFF each followed by an XON 500 us later: pause frames, but every
+	# pause ends at once: never a storm.
+	xon3=$(swp 3 xon)
+	xoff3=$(swp 3 xoff)
+	frames xoffxon $PEER 3 --interval-us 500 --duration-ms 2000 > $STORM_OUT
+	sent=$(sed 's/.*"sent": \([0-9]*\).*/\1/' $STORM_OUT)
+	log "XOFF, XON, XOFF... frames sent: $sent; pauses begun: $(swp 3 pauses)"
+	expect_eq "$(($(swp 3 xoff) - xoff3))/$(($(swp 3 xon) - xon3))" \
+		"$(((sent + 1) / 2))/$((sent / 2))" "XOFF/XON frames counted"
+	expect_eq "$(pstat $DEV 3 rx_pause)" "$(swp 3 xoff)" "pause frames the watchdog saw"
+	expect_eq "$(pstat $DEV 3 detected)" 0 "storms from XOFF+XON"
+}
+
+test_global_pause() {
+	local sent mac
+
+	setup 30 300
+	python3 "$FRAMES" pause $PEER --interval-us 500 --duration-ms 3000 > $STORM_OUT &
+	STORM_PID=$!
+	wait_above "sw global_pause" 0 120
+	traffic_during 100 3 0
+	wait $STORM_PID
+	sent=$(sed 's/.*"sent": \([0-9]*\).*/\1/' $STORM_OUT)
+	mac=$(cat /sys/class/net/$DEV/address)
+	frames pause $PEER --unicast "$mac" --count 20 > /dev/null
+	log "PAUSE frames sent: $sent to 01:80:c2:00:00:01, 20 to $mac"
+	expect_eq "$(sw global_pause)" $((sent + 20)) "802.3x PAUSE frames counted"
+	expect_eq "$(nl show source)/$(nl stats global_pause)/$(nl stats pause_malformed)" \
+		"software/$((sent + 20))/0" "netlink: source, global_pause, pause_malformed"
+	expect_eq "$(sw frames)/$(sw malformed)/$(sw paused)" 0/0/- "no PFC frame, nothing paused"
+	for p in 0 1 2 3 4 5 6 7; do
+		expect_eq "$(swp $p pauses)/$(pstat $DEV $p rx_pause)/$(pstat $DEV $p detected)" \
+			0/0/0 "prio $p: not paused, no storm"
+	done
+}
+
+test_malformed() {
+	local kinds
+
+	setup 30 300
+	kinds=$(frames malformed $PEER | wc -l)
+	wait_above "sw malformed" $((kinds - 1)) 10
+	sleep 0.1
+	expect_eq "$(sw malformed)" "$kinds" "malformed frames counted"
+	expect_eq "$(nl stats pause_malformed)/$(nl stats global_pause)" "$kinds/0" \
+		"netlink: pause_malformed, global_pause"
+	"$PFCWD_CLI" stats clear dev $DEV || fail "stats clear"
+	expect_eq "$(nl stats pause_malformed)/$(sw malformed)" 0/0 "malformed after stats clear"
+	expect_eq "$(sw frames)/$(sw global_pause)/$(sw paused)" 0/0/- "nothing else"
+	for p in 0 1 2 3 4 5 6 7; do
+		expect_eq "$(swp $p xoff)/$(swp $p xon)/$(swp $p until_ns)" 0/0/0 "prio $p"
+	done
+}
+
+test_hold_expiry() {
+	setup 60000
+	frames hold $DEV $PEER 3 0 --tries 5 || fail "band 3 not held until its pause ended"
+	frames hold $DEV $PEER 4 1 --tries 5 --refresh ||
+		fail "band 4 not held until its refreshed pause ended"
+	expect_eq "$(pstat $DEV 3 detected)/$(pstat $DEV 4 detected)" 0/0 "no storm"
+}
+
+test_hold_xon() {
+	setup 60000
+	frames hold $DEV $PEER 3 0 --tries 5 --xon || fail "XON did not resume band 3"
+}
+
+test_unwatch_paused() {
+	local i f
+
+	setup 60000
+	storm_start 4
+	wait_above "swp 4 until_ns" 0 10
+	# tc's xstats: the pause timer of priority 4 runs (sampled: the storm
+	# may lapse on a loaded machine, so it is looked for a while).
+	for ((i = 0; i < 100; i++)); do
+		f=$(xpaused 4)
+		[ "$f" = 1 ] && break
+		sleep 0.05
+	done
+	expect_eq "$f/$(xpaused 3)" "1/0" "tc xstats paused flags of prios 4 and 3"
+	set_knob priorities 3
+	expect_eq "$(sw honour)" 3 "honoured"
+	a=$(swp 4 xoff)
+	for i in $(seq 20); do
+		expect_eq "$(swp 4 until_ns)" 0 "prio 4 paused while lossy"
+		sleep 0.01
+	done
+	[ "$(swp 4 xoff)" -gt "$a" ] || fail "the storm stopped"
+	expect_eq "$(xpaused 4)" 0 "tc xstats paused flag of prio 4 while lossy"
+	set_knob priorities 3,4
+	wait_above "swp 4 until_ns" 0 10
+	storm_stop
+}
+
+test_forward() {
+	local n=50
+
+	setup 30 300 forward
+	storm_start 3
+	wait_stat $DEV 3 state stormed 120
+	"$PFCWD_PKT" recv $PEER $n 3000 > /tmp/swpfc-recv.txt &
+	rpid=$!
+	sleep 0.3
+	a=$(swp 3 xoff)
+	expect_eq "$("$PFCWD_PKT" send $DEV 3 $n)" $n "prio 3 frames sent while stormed"
+	wait $rpid
+	[ "$(swp 3 xoff)" -gt "$a" ] || fail "the storm stopped while sending"
+	expect_eq "$(pstat $DEV 3 state)" stormed "still stormed"
+	expect_eq "$(awk '$1 == 3' /tmp/swpfc-recv.txt | wc -l)" $n "prio 3 frames delivered"
+	expect_eq "$(pstat $DEV 3 tx_forwarded)/$(pstat $DEV 3 tx_dropped)" $n/0 \
+		"forwarded/dropped"
+	storm_stop
+	wait_stat $DEV 3 state operational 10
+	dmesg | grep -q "pfcwd: $DEV prio 3: PFC storm detected, action forward" ||
+		fail "forward log line"
+}
+
+test_drop() {
+	local sent1 sent2 got dropped
+
+	# A long T0 first: frames go into band 3 while the storm pauses it (or
+	# out during the storm's lapses); then T0 30 ms: what is still queued
+	# when the storm is detected is flushed.
+	setup 60000 300 drop
+	storm_start 3
+	"$PFCWD_PKT" recv $PEER 20 3000 > /tmp/swpfc-recv.txt &
+	rpid=$!
+	sleep 0.3
+	sent1=$("$PFCWD_PKT" send $DEV 3 20)
+	expect_eq "$sent1" 20 "prio 3 frames queued before detection"
+	set_knob detection_time_ms 30
+	wait_stat $DEV 3 state stormed 120
+	wait $rpid
+	got=$(awk '$1 == 3' /tmp/swpfc-recv.txt | wc -l)
+	"$PFCWD_PKT" recv $PEER 10 3000 > /tmp/swpfc-recv.txt &
+	rpid=$!
+	sleep 0.3
+	sent2=$("$PFCWD_PKT" send $DEV 3 30)
+	expect_eq "$sent2" 0 "prio 3 frames accepted while stormed"
+	expect_eq "$("$PFCWD_PKT" send $DEV 0 10)" 10 "prio 0 frames while stormed"
+	wait $rpid
+	expect_eq "$(awk '$1 == 0' /tmp/swpfc-recv.txt | wc -l)" 10 "prio 0 delivered"
+	expect_eq "$(pstat $DEV 3 state)" stormed "still stormed"
+	storm_stop
+	wait_stat $DEV 3 state operational 10
+	dropped=$(pstat $DEV 3 tx_dropped)
+	log "prio 3: 20 sent before detection, $got delivered; 30 while stormed; $dropped dropped"
+	expect_eq "$((got + dropped))" 50 "sent = delivered + dropped"
+	read -r s d bl <<< "$(class_stats $DEV 1:4)"
+	expect_eq "$s/$d/$bl" "$got/$dropped/0" "class 1:4 sent/dropped/backlog"
+	dmesg | grep -q "pfcwd: $DEV prio 3: PFC storm restored after [0-9]* ms (tx dropped $dropped, rx dropped 0)" ||
+		fail "restoration log line with the drop count"
+}
+
+# Pause times follow the link speed ethtool reports, read when the port is
+# created and on link changes: a tap device, whose speed can be set.
+
+test_link_speed() {
+	local d
+
+	fresh_pfcwd
+	modprobe tun || fail "modprobe tun"
+	ip tuntap add dev $TAP mode tap || fail "tap"
+	ethtool -s $TAP speed 100 duplex full autoneg off || fail "tap speed 100"
+	ip link set $TAP up || fail "tap up"
+	tc qdisc add dev $TAP root handle 1: pfcwd || fail "qdisc on tap"
+	DEV=$TAP
+	expect_eq "$(sw quantum_ps)" 5120000 "quantum at 100 Mb/s, ps"
+	python3 "$FRAMES" tap $TAP 3:65535,4:1000 --count 1 > /dev/null || fail "tap frame"
+	expect_eq "$(($(swp 3 until_ns) - $(swp 3 last_xoff_ns)))" 335539200 \
+		"65535 quanta at 100 Mb/s, ns"
+	expect_eq "$(($(swp 4 until_ns) - $(swp 4 last_xoff_ns)))" 5120000 \
+		"1000 quanta at 100 Mb/s, ns"
+
+	ethtool -s $TAP speed 1000 duplex full autoneg off || fail "tap speed 1000"
+	ip link set $TAP down && ip link set $TAP up
+	expect_eq "$(sw quantum_ps)" 512000 "quantum at 1000 Mb/s after a link change, ps"
+	python3 "$FRAMES" tap $TAP 3:65535 --count 1 > /dev/null || fail "tap frame"
+	expect_eq "$(($(swp 3 until_ns) - $(swp 3 last_xoff_ns)))" 33553920 \
+		"65535 quanta at 1000 Mb/s, ns"
+
+	# At 100 Mb/s one XOFF pauses 335 ms: a storm of one every 20 ms is one
+	# pause from its first frame, however loaded the machine.  T0 and T1
+	# the defaults (200 ms), T1 above a frame's pause.
+	ethtool -s $TAP speed 100 duplex full autoneg off
+	ip link set $TAP down && ip link set $TAP up
+	set_knob detection_time_ms 200
+	set_knob restoration_time_ms 500
+	d=$(pstat $TAP 3 detected)
+	python3 "$TIMING" $TAP - 3 3 --tap --interval-us 20000 --hold 100 --strict-start \
+		--json "$PFCWD_RESULTS/swpfc-timing-tap-$(uname -r).json" ||
+		fail "storm timing on the tap out of bounds"
+	expect_eq "$(pstat $TAP 3 detected)" $((d + 3)) "storms detected"
+	tc qdisc del dev $TAP root
+	ip link del $TAP
+}
+
+# After teardown, PFC frames reach no handler: the stack drops them as of
+# an unknown protocol, counting each in rx_dropped.
+expect_unhandled() {
+	local before after
+
+	before=$(rx_dropped)
+	frames pfc $PEER 3:65535 3:65535 3:65535 3:65535 3:65535 > /dev/null
+	after=$(rx_dropped)
+	expect_eq "$((after - before))" 5 "PFC frames dropped unhandled after $1"
+}
+
+test_teardown_qdisc() {
+	setup 30 300
+	storm_start 3
+	wait_stat $DEV 3 state stormed 120
+	tc qdisc del dev $DEV root || fail "qdisc delete mid-storm"
+	grep -q "^$DEV " $PFCWD_DBG && fail "port left behind"
+	[ -e /sys/class/net/$DEV/pfcwd ] && fail "sysfs left behind"
+	a=$(rx_dropped)
+	wait_above rx_dropped "$a" 10
+	storm_stop
+	expect_eq "$(ptype_pfcwd)" 0 "pfcwd in /proc/net/ptype"
+	expect_unhandled "the qdisc was deleted"
+	modprobe -r pfcwd || fail "unload after the qdisc went"
+}
+
+test_teardown_veth() {
+	local mark
+
+	setup 30 300
+	mark=$(dmesg_lines)
+	storm_start 3
+	wait_stat $DEV 3 state stormed 120
+	ip link del $DEV || fail "veth delete mid-storm"
+	grep -q "^$DEV " $PFCWD_DBG && fail "port left behind"
+	wait $STORM_PID
+	STORM_PID=
+	grep -q '"error"' $STORM_OUT || fail "the sender did not see its device go"
+	expect_eq "$(ptype_pfcwd)" 0 "pfcwd in /proc/net/ptype"
+	modprobe -r pfcwd || fail "unload after the device went"
+	no_dev_leak "$mark"
+}
+
+test_teardown_unload() {
+	setup 30 300
+	storm_start 3
+	wait_stat $DEV 3 state stormed 120
+	tc qdisc del dev $DEV root && modprobe -r pfcwd || fail "delete + unload mid-storm"
+	a=$(rx_dropped)
+	wait_above rx_dropped "$a" 10
+	# Back again, the storm still running: the new port handles the frames.
+	load_mod pfcwd
+	tc qdisc add dev $DEV root handle 1: pfcwd || fail "qdisc again"
+	a=$(swp 3 xoff)
+	wait_above "swp 3 xoff" "$a" 10
+	a=$(rx_dropped)
+	sleep 0.2
+	expect_eq "$(rx_dropped)" "$a" "rx_dropped with the handler back"
+	storm_stop
+	tc qdisc del dev $DEV root
+	modprobe -r pfcwd || fail "unload"
+	expect_unhandled "the module was unloaded"
+	ip link del $DEV
+}
+
+TESTS=(
+	"test_handler	swpfc: PFC frames handled on veth (not on a DCB port), quanta at the link speed, lossless priorities only	300"
+	"test_storm_timing	swpfc: storms of Scapy-built PFC frames detected T0 after the pause began, restored T1 after the last XOFF	900"
+	"test_xon_only	swpfc: XON-only floods never pause, never storm; XOFF+XON pairs never storm	300"
+	"test_global_pause	swpfc: 802.3x PAUSE counted and not honoured: every priority flows	300"
+	"test_malformed	swpfc: malformed MAC control frames ignored and counted	300"
+	"test_hold_expiry	swpfc: a paused band holds its packets while others flow, until the (refreshed) pause ends	600"
+	"test_hold_xon	swpfc: XON resumes a paused band at once	600"
+	"test_unwatch_paused	swpfc: a priority no longer lossless is no longer paused	300"
+	"test_forward	swpfc: action forward: the stormed priority flows again, counted	600"
+	"test_drop	swpfc: action drop: sent = delivered + dropped, other priorities flow	600"
+	"test_link_speed	swpfc: pause times at the link speed (tap at 100 and 1000 Mb/s); storms at T0 200 ms timed from their first frame	600"
+	"test_teardown_qdisc	swpfc: qdisc deleted mid-storm: no handler left, port gone	600"
+	"test_teardown_veth	swpfc: veth deleted mid-storm: port gone, no reference left	600"
+	"test_teardown_unload	swpfc: module unloaded mid-storm, reloaded: handler gone, then back	600"
+)
+
+tap_main "$@"

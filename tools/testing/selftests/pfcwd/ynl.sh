@@ -1,0 +1,360 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The generic netlink family through the kernel's own client: ynl's cli.py
+# (from Debian's linux-source-6.12, via scripts/ynl) driven by
+# Documentation/netlink/specs/pfcwd.yaml against the live module.  Every
+# operation and the events group, values checked against sysfs, dcb and
+# the kernel's own counters, and bad requests refused with the kernel's
+# extended ack.
+#
+# ynl is slow to start under TCG (~5 s a run, ~10 s with the schema
+# validation): the cases are few and use each run for as much as they can,
+# and only test_ynl_get has ynl validate the spec against its schema here
+# (make unit does it on the host as well).
+
+. "$(dirname "$0")/lib.sh"
+
+YNL=$PFCWD_TOP/scripts/ynl
+export PFCWD_YNL_SCHEMA=0
+
+knob() { cat "/sys/class/net/$1/pfcwd/$2"; }
+
+sim() {
+	echo "$3" > "$PFCSIM_DFS/$1/$2" || fail "cannot write pfcsim $1/$2: $3"
+}
+
+# ynl ARGS...: runs ynl with JSON output; prints it; fails the case if
+# ynl fails.
+ynl() {
+	local out
+
+	out=$("$YNL" --output-json "$@" 2>&1) || fail "ynl $* failed: $out"
+	printf '%s\n' "$out"
+}
+
+# ynl_get DEV: port-get (do) by interface name.
+ynl_get() {
+	ynl --do port-get --json "{\"ifname\": \"$1\"}"
+}
+
+# ynl_set JSON: port-set; ynl prints null for a request with no reply.
+ynl_set() {
+	local out
+
+	out=$(ynl --do port-set --json "$1") || fail "$out"
+	expect_eq "$out" null "port-set $1 output"
+}
+
+# ynl_refused ERRNO MSG BAD ARGS...: ynl ARGS... must fail with errno
+# ERRNO and the extack message MSG; BAD is the attribute the extack points
+# at, "miss:NAME" for a missing attribute the extack names, or "" if none.
+# ynl prints the extack as a Python dict.
+ynl_refused() {
+	local errno=$1 msg=$2 bad=$3 out rc
+
+	shift 3
+	out=$("$YNL" "$@" 2>&1)
+	rc=$?
+	log "ynl $*: $(printf '%s' "$out" | grep -E 'error:|extack:' | tr -d '\t' | tr '\n' ' ')"
+	[ $rc = 1 ] || fail "ynl $*: exit $rc, expected 1: $out"
+	printf '%s\n' "$out" | grep -qx $'\t'"error: -$errno" ||
+		fail "ynl $*: not errno -$errno: $out"
+	printf '%s\n' "$out" | grep -qF "'msg': '$msg'" ||
+		fail "ynl $*: no extack message '$msg': $out"
+	case $bad in
+	"") ;;
+	miss:*)
+		printf '%s\n' "$out" | grep -qF "'miss-type': '${bad#miss:}'" ||
+			fail "ynl $*: extack does not name the missing ${bad#miss:}: $out" ;;
+	*)
+		printf '%s\n' "$out" | grep -qF "'bad-attr': '.$bad'" ||
+			fail "ynl $*: extack does not point at $bad: $out" ;;
+	esac
+}
+
+# The bit mask of a sysfs priority list ("3,5" -> 40).
+prio_mask() {
+	local p m=0
+
+	for p in ${1//,/ }; do
+		m=$((m | 1 << p))
+	done
+	echo $m
+}
+
+# Everything sysfs shows of DEV's configuration, on one line.
+sysfs_cfg() {
+	local k
+
+	for k in enabled detection_time_ms restoration_time_ms action priorities storm_limit stormed; do
+		printf '%s=%s ' $k "$(knob "$1" $k)"
+	done
+	echo
+}
+
+# jq over JSON $1 with filter $2, compact.
+jqc() { printf '%s\n' "$1" | jq -c "$2"; }
+
+# A port as port-get shows it, checked against sysfs and dcb.
+check_port_vs_sysfs() {
+	local dev=$1 j=$2 mask
+
+	mask=$(prio_mask "$(knob "$dev" priorities)")
+	expect_eq "$(jqc "$j" '[.ifindex, .ifname]')" \
+		"[$(cat "/sys/class/net/$dev/ifindex"),\"$dev\"]" "$dev: ifindex, ifname"
+	expect_eq "$(jqc "$j" '[.enabled, ."detect-ms", ."restore-ms", .action, .prios, ."storm-limit"]')" \
+		"[$(knob "$dev" enabled),$(knob "$dev" detection_time_ms),$(knob "$dev" restoration_time_ms),\"$(knob "$dev" action)\",$mask,$(knob "$dev" storm_limit)]" \
+		"$dev: enabled, detect, restore, action, prios, limit vs sysfs"
+	expect_eq "$(jqc "$j" '.stormed')" "$(prio_mask "$(knob "$dev" stormed)")" "$dev: stormed vs sysfs"
+	expect_eq "$(jqc "$j" '."pfc-en"')" "$(prio_mask "$(pfc_on "$dev" | tr ' ' ,)")" "$dev: pfc-en vs dcb"
+	expect_eq "$(jqc "$j" '[.prio[].prio]')" "[0,1,2,3,4,5,6,7]" "$dev: one prio nest per priority"
+	local p bits=
+	for p in 0 1 2 3 4 5 6 7; do
+		bits="$bits,$((mask >> p & 1))"
+	done
+	expect_eq "$(jqc "$j" '[.prio[].watched]')" "[${bits#,}]" "$dev: watched = prios"
+	[ "$(jqc "$j" '."granularity-us"')" -gt 0 ] || fail "$dev: no granularity"
+}
+
+test_ynl_get() {
+	reset_all
+	pfcsim_new sw1
+	pfcsim_new sw2
+	tc qdisc add dev sw1 root handle 1: pfcwd || fail "tc qdisc add"
+	echo 150 > /sys/class/net/sw1/pfcwd/detection_time_ms || fail "sysfs"
+	echo 3,4,6 > /sys/class/net/sw1/pfcwd/priorities || fail "sysfs"
+	"$PFCWD_PKT" send sw1 6 5 >/dev/null || fail "send"
+
+	local ops dump j
+	# "NAME  [ MODE, MODE ]" per operation, modes in no particular order.
+	ops=$(PFCWD_YNL_SCHEMA=1 "$YNL" --list-ops) || fail "ynl --list-ops: $ops"
+	expect_eq "$(echo "$ops" | tr -d '[],' | while read -r name modes; do
+			echo "$name $(printf '%s\n' $modes | sort | paste -sd,)"
+		done | sort | paste -sd';')" \
+		"port-get do,dump;port-set do;prio-restore do;stats-clear do" \
+		"operations ynl finds in the spec"
+
+	dump=$(ynl --dump port-get)
+	expect_eq "$(jqc "$dump" '[.[].ifname]')" '["sw1"]' "dump: the one port there is"
+	j=$(jqc "$dump" '.[0]')
+	check_port_vs_sysfs sw1 "$j"
+	expect_eq "$(jqc "$j" '[."detect-ms", .qdiscs, .held, .source, .enabled]')" \
+		'[150,1,0,"dcb",1]' "sw1: detect, one qdisc, not held, dcb source"
+	expect_eq "$(jqc "$j" '[.prio[].state] | unique')" '["operational"]' "all operational"
+	expect_eq "$(jqc "$j" '.prio[6]."tx-packets"')" "$(ethtool_stat sw1 tx_prio6_packets)" \
+		"tx-packets of prio 6 vs ethtool"
+	[ "$(jqc "$j" '.prio[6]."tx-packets"')" -ge 5 ] || fail "the 5 packets sent on prio 6 not counted"
+
+	# do, by name and by index: the same port.
+	j=$(ynl_get sw1)
+	check_port_vs_sysfs sw1 "$j"
+	j=$(ynl --do port-get --json "{\"ifindex\": $(cat /sys/class/net/sw1/ifindex)}")
+	check_port_vs_sysfs sw1 "$j"
+
+	# Not a port, no such device.
+	ynl_refused 19 "pfcwd: the device is not a pfcwd port" "" \
+		--do port-get --json '{"ifname": "sw2"}'
+	ynl_refused 19 "pfcwd: no device with this ifindex" ifindex \
+		--do port-get --json '{"ifindex": 99999}'
+}
+
+test_ynl_set() {
+	reset_all
+	pfcsim_new sw1
+	pfcsim_new sw2
+	tc qdisc add dev sw1 root handle 1: pfcwd || fail "tc qdisc add"
+	local sw1_before j idx2
+	sw1_before=$(sysfs_cfg sw1)
+	idx2=$(cat /sys/class/net/sw2/ifindex)
+
+	# enabled 1 makes sw2 a port, held by netlink, without a qdisc.
+	[ -d /sys/class/net/sw2/pfcwd ] && fail "sw2 is a port already"
+	ynl_set '{"ifname": "sw2", "enabled": 1}'
+	[ -d /sys/class/net/sw2/pfcwd ] || fail "port-set enabled 1 made no port"
+
+	# Every knob at once, device by index, action by name.
+	ynl_set "{\"ifindex\": $idx2, \"detect-ms\": 150, \"restore-ms\": 250, \"action\": \"forward\", \"prios\": 40, \"storm-limit\": 2}"
+	expect_eq "$(sysfs_cfg sw2)" \
+		"enabled=1 detection_time_ms=150 restoration_time_ms=250 action=forward priorities=3,5 storm_limit=2 stormed= " \
+		"sysfs after port-set"
+	j=$(ynl_get sw2)
+	check_port_vs_sysfs sw2 "$j"
+	expect_eq "$(jqc "$j" '[.held, .qdiscs]')" "[1,0]" "sw2 held, no qdisc"
+	expect_eq "$(sysfs_cfg sw1)" "$sw1_before" "sw1 untouched"
+
+	# One knob, action by number; sysfs changes show through ynl.
+	ynl_set '{"ifname": "sw2", "action": 2}'
+	expect_eq "$(knob sw2 action)/$(knob sw2 detection_time_ms)" alert/150 "action 2 alone"
+	echo 77 > /sys/class/net/sw2/pfcwd/restoration_time_ms || fail "sysfs"
+	expect_eq "$(jqc "$(ynl_get sw2)" '[."restore-ms", .action]')" '[77,"alert"]' \
+		"sysfs change seen by port-get"
+
+	# enabled 0: sw2 (held only) goes; sw1 (its qdisc holds it) stays,
+	# not watching.
+	ynl_set '{"ifname": "sw2", "enabled": 0}'
+	[ -d /sys/class/net/sw2/pfcwd ] && fail "port-set enabled 0 left sw2 a port"
+	ynl_set '{"ifname": "sw1", "enabled": 0}'
+	expect_eq "$(knob sw1 enabled)" 0 "sw1 disabled"
+	j=$(ynl --dump port-get)
+	expect_eq "$(jqc "$j" '[.[] | [.ifname, .enabled, .qdiscs]]')" '[["sw1",0,1]]' \
+		"dump: sw2 gone, sw1 kept by its qdisc, disabled"
+	ynl_set '{"ifname": "sw1", "enabled": 1}'
+	expect_eq "$(knob sw1 enabled)" 1 "sw1 enabled again"
+}
+
+test_ynl_bad() {
+	reset_all
+	pfcsim_new sw1
+	tc qdisc add dev sw1 root handle 1: pfcwd || fail "tc qdisc add"
+	local before
+	before=$(sysfs_cfg sw1)
+
+	ynl_refused 34 "integer out of range" detect-ms \
+		--do port-set --json '{"ifname": "sw1", "detect-ms": 0}'
+	ynl_refused 34 "integer out of range" restore-ms \
+		--do port-set --json '{"ifname": "sw1", "detect-ms": 100, "restore-ms": 60001}'
+	ynl_refused 34 "integer out of range" action \
+		--do port-set --json '{"ifname": "sw1", "action": 3}'
+	ynl_refused 34 "integer out of range" storm-limit \
+		--do port-set --json '{"ifname": "sw1", "storm-limit": 17}'
+	ynl_refused 22 "pfcwd: nothing to change" "" \
+		--do port-set --json '{"ifname": "sw1"}'
+	ynl_refused 19 "pfcwd: no device with this ifname" ifname \
+		--do port-set --json '{"ifname": "nosuchdev", "detect-ms": 100}'
+	ynl_refused 22 "pfcwd: ifindex and ifname name different devices" ifname \
+		--do port-set --json '{"ifindex": 1, "ifname": "sw1", "detect-ms": 100}'
+	ynl_refused 22 "pfcwd: none of these priorities is stormed or latched" prios \
+		--do prio-restore --json '{"ifname": "sw1", "prios": 8}'
+	ynl_refused 22 "pfcwd: name the priorities to restore (prios)" miss:prios \
+		--do prio-restore --json '{"ifname": "sw1"}'
+	expect_eq "$(sysfs_cfg sw1)" "$before" "nothing changed by the refused requests"
+}
+
+# The subscriber: "ynl --subscribe events --sleep S" subscribes, sleeps S
+# seconds, then prints what arrived.  Waits until it sleeps (subscribed:
+# clock_nanosleep, or nanosleep, in /proc/PID/syscall).
+wait_subscribed() {
+	local pid=$1 i s
+
+	for ((i = 0; i < 1200; i++)); do
+		s=$(cut -d' ' -f1 "/proc/$pid/syscall" 2>/dev/null)
+		[ "$s" = 230 ] || [ "$s" = 35 ] && return 0
+		kill -0 "$pid" 2>/dev/null || fail "the subscriber exited early"
+		sleep 0.05
+	done
+	fail "the subscriber did not subscribe within 60 s"
+}
+
+test_ynl_events() {
+	reset_all
+	pfcsim_new sw1
+	tc qdisc add dev sw1 root handle 1: pfcwd || fail "tc qdisc add"
+	echo 100 > /sys/class/net/sw1/pfcwd/detection_time_ms || fail "sysfs"
+	echo 100 > /sys/class/net/sw1/pfcwd/restoration_time_ms || fail "sysfs"
+	local ev=/tmp/pfcwd-ynl-events.$$ pid j d r idx
+	idx=$(cat /sys/class/net/sw1/ifindex)
+
+	# 45 s: time for the storm, a port-get (~10 s) and the restoration.
+	"$YNL" --output-json --subscribe events --sleep 45 > "$ev" 2>&1 &
+	pid=$!
+	wait_subscribed $pid
+
+	sim sw1 rx_storm 3
+	wait_stat sw1 3 state stormed 5
+	# During the storm: port-get shows it, action drop took prio 3 out of
+	# pfc_en.
+	j=$(ynl_get sw1)
+	expect_eq "$(jqc "$j" '[.stormed, ."pfc-en", .prio[3].state, .prio[3].action, .prio[4].state]')" \
+		'[8,16,"stormed","drop","operational"]' "port-get mid-storm"
+	sim sw1 rx_storm ""
+	wait_stat sw1 3 state operational 5
+	kill -0 $pid 2>/dev/null ||
+		fail "the subscriber stopped listening before the storm ended: $(cat "$ev")"
+	wait $pid || fail "the subscriber failed: $(cat "$ev")"
+	cat "$ev"
+
+	expect_eq "$(jq -c '[.[].name]' "$ev")" '["storm-detected","storm-restored"]' "the events"
+	d=$(jq -c '.[0].msg' "$ev")
+	r=$(jq -c '.[1].msg' "$ev")
+	expect_eq "$(jqc "$d" '[.ifindex, .ifname, .action, (.prio | length), .prio[0].prio, .prio[0].state, .prio[0].action, .prio[0].detected]')" \
+		"[$idx,\"sw1\",\"drop\",1,3,\"stormed\",\"drop\",1]" \
+		"storm-detected: device, action, one prio nest, prio 3 stormed"
+	expect_eq "$(jqc "$r" '[.ifindex, .ifname, (.prio | length), .prio[0].prio, .prio[0].state, .prio[0].restored]')" \
+		"[$idx,\"sw1\",1,3,\"operational\",1]" \
+		"storm-restored: device, one prio nest, prio 3 operational"
+	# Times: each event's time is the one the priority keeps, detection
+	# after T0 of pause, the storm's length their difference.
+	local de re paused storm
+	de=$(jqc "$d" '.prio[0]."event-ns"')
+	re=$(jqc "$r" '.prio[0]."event-ns"')
+	j=$(ynl_get sw1)
+	expect_eq "$(jqc "$d" '.prio[0]."last-detected-ns"')/$(jqc "$j" '.prio[3]."last-detected-ns"')" \
+		"$de/$de" "detection time in the event and in port-get"
+	expect_eq "$(jqc "$r" '.prio[0]."last-restored-ns"')/$(jqc "$j" '.prio[3]."last-restored-ns"')" \
+		"$re/$re" "restoration time in the event and in port-get"
+	[ "$de" -gt 0 ] && [ "$re" -gt "$de" ] || fail "event times $de, $re"
+	paused=$(jqc "$d" '.prio[0]."last-paused-us"')
+	[ "$paused" -ge 100000 ] || fail "paused $paused us at detection, T0 is 100 ms"
+	storm=$(jqc "$r" '.prio[0]."last-storm-us"')
+	[ $((storm - (re - de) / 1000)) -ge -1 ] && [ $((storm - (re - de) / 1000)) -le 1 ] ||
+		fail "storm of $storm us, events $((re - de)) ns apart"
+	expect_eq "$(jqc "$j" '[.prio[3].detected, .prio[3].restored, .stormed, ."pfc-en"]')" \
+		"[1,1,0,24]" "port-get after the storm"
+	rm -f "$ev"
+}
+
+test_ynl_restore_clear() {
+	reset_all
+	pfcsim_new sw1
+	pfcsim_new sw2
+	tc qdisc add dev sw1 root handle 1: pfcwd || fail "tc qdisc add sw1"
+	tc qdisc add dev sw2 root handle 1: pfcwd || fail "tc qdisc add sw2"
+	echo 100 > /sys/class/net/sw2/pfcwd/detection_time_ms || fail "sysfs"
+	echo 100 > /sys/class/net/sw2/pfcwd/restoration_time_ms || fail "sysfs"
+	local j
+
+	# A NIC-side storm latches prio 3 of sw1; one ordinary storm on sw2.
+	sim sw1 tx_storm 3
+	sim sw2 rx_storm 4
+	wait_stat sw1 3 state latched 5
+	wait_stat sw2 4 state stormed 5
+	sim sw1 tx_storm ""
+	sim sw2 rx_storm ""
+	wait_stat sw2 4 state operational 5
+	j=$(ynl_get sw1)
+	expect_eq "$(jqc "$j" '[.stormed, ."pfc-en", .prio[3].state, .prio[3].latch, .prio[3]."tx-storms"]')" \
+		'[8,16,"latched","tx-storm",1]' "sw1 latched by its own storm"
+
+	j=$(ynl --do prio-restore --json '{"ifname": "sw1", "prios": 8}')
+	expect_eq "$j" null "prio-restore output"
+	expect_eq "$(knob sw1 stormed)/$(pfc_on sw1)" "/3 4" "sysfs and dcb after prio-restore"
+	j=$(ynl_get sw1)
+	expect_eq "$(jqc "$j" '[.stormed, ."pfc-en", .prio[3].state, .prio[3].latch, .prio[3]."tx-storms"]')" \
+		'[0,24,"operational","none",1]' "port-get after prio-restore"
+
+	# stats-clear of one port, then of every port.
+	j=$(ynl --do stats-clear --json '{"ifname": "sw1"}')
+	expect_eq "$j" null "stats-clear output"
+	j=$(ynl --dump port-get)
+	expect_eq "$(jqc "$j" '[.[] | [.ifname, .prio[3]."tx-storms", .prio[3]."tx-pause", .prio[4].detected, .prio[4].restored]] | sort')" \
+		'[["sw1",0,0,0,0],["sw2",0,0,1,1]]' "stats-clear sw1: sw1 zeroed, sw2 untouched"
+	[ "$(jqc "$j" '.[] | select(.ifname == "sw2") | .prio[4]."rx-pause"')" -gt 0 ] ||
+		fail "sw2 counted no pause"
+	j=$(ynl --do stats-clear)
+	expect_eq "$j" null "stats-clear (all) output"
+	j=$(ynl --dump port-get)
+	expect_eq "$(jqc "$j" '[.[] | .prio[] | (.detected + .restored + ."tx-storms" + ."rx-pause" + ."last-paused-us")] | add')" \
+		0 "stats-clear without a device: every counter of every port zero"
+	expect_eq "$(jqc "$j" '[.[] | ."detect-ms"] | sort')" "[100,200]" "configuration kept"
+}
+
+TESTS=(
+	"test_ynl_get	ynl: --dump/--do port-get, by name and index, values vs sysfs, dcb, ethtool	400"
+	"test_ynl_set	ynl: --do port-set creates, changes (seen in sysfs) and removes ports	400"
+	"test_ynl_bad	ynl: bad requests refused with the kernel's extack, nothing changed	400"
+	"test_ynl_events	ynl: --subscribe events receives storm-detected/restored with their values	300"
+	"test_ynl_restore_clear	ynl: --do prio-restore of a latched priority; --do stats-clear one and all	400"
+)
+
+tap_main "$@"
