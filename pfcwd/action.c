@@ -111,14 +111,17 @@ static void pfcwd_action_apply(struct pfcwd_port *port, int prio, bool tx)
 	 * The datapath first: leaving pfc_en wakes the priority's TX queue,
 	 * and what was queued must meet the action, not go out as before.
 	 */
-	if (!tx) {
+	if (!tx)
 		WRITE_ONCE(pp->dp_action, action == PFCWD_ACTION_DROP ?
 			   PFCWD_DP_DROP : PFCWD_DP_FORWARD);
-		pfcwd_ingress_update(port);
-	}
 	/* Software PFC: a band held by a pause is no longer held. */
 	pfcwd_swpfc_kick(port);
 	pp->pfc_cleared = pfcwd_pfc_bit(port, prio, false);
+	/*
+	 * Received packets of a dropping priority meet the ingress hook;
+	 * after pfc_en, as registering it may patch code on every CPU.
+	 */
+	pfcwd_ingress_update(port);
 }
 
 /**
@@ -134,11 +137,12 @@ void pfcwd_action_undo(struct pfcwd_port *port, int prio)
 	if (pp->mitigating)
 		pfcwd_action_last(pp, &pp->last_tx_dropped,
 				  &pp->last_rx_dropped, &pp->last_tx_forwarded);
-	pfcwd_ingress_update(port);
 	if (pp->pfc_cleared)
 		pfcwd_pfc_bit(port, prio, true);
 	pp->pfc_cleared = false;
 	pp->mitigating = false;
+	/* After pfc_en: the hook's removal may patch code on every CPU. */
+	pfcwd_ingress_update(port);
 }
 
 /**

@@ -20,8 +20,9 @@
  * /sys/kernel/debug/pfcwd/poll: the poller's cost so far,
  *   passes N polls N work_ns N late_ns N quiet_ns N
  *
- * /sys/kernel/debug/pfcwd/ingress: ingress hooks registered now, all ports,
- *   hooks N
+ * /sys/kernel/debug/pfcwd/ingress: ingress hooks of all ports, registered
+ * now and ever registered and removed,
+ *   hooks N added N removed N
  *
  * Context: process; takes pfcwd_ports_lock, then each port->lock.
  */
@@ -100,7 +101,12 @@ DEFINE_SHOW_ATTRIBUTE(pfcwd_debugfs_poll);
 
 static int pfcwd_debugfs_ingress_show(struct seq_file *m, void *v)
 {
-	seq_printf(m, "hooks %d\n", pfcwd_ingress_count());
+	u64 added, removed;
+	int now;
+
+	pfcwd_ingress_counts(&now, &added, &removed);
+	seq_printf(m, "hooks %d added %llu removed %llu\n", now, added,
+		   removed);
 	return 0;
 }
 

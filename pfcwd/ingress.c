@@ -10,13 +10,19 @@
  * __netif_receive_skb_core() after the packet taps and tc ingress, before
  * the device's rx_handler (bridge, bond, macvlan...) and the protocol
  * handlers, and it shares the device with nftables netdev chains: nothing
- * the device already uses is taken over.  It exists only while some
- * priority of the port drops: pfcwd_ingress_update(), called by the action
- * code whenever a dp_action changes, registers it when the first priority
- * starts dropping and removes it when the last one stops.  Every way out of
- * a mitigation (restoration, restoring by hand, reconfiguration, port
- * teardown on qdisc removal, device removal or module unload) goes through
- * pfcwd_action_undo(), hence through here.
+ * the device already uses is taken over.
+ *
+ * It exists only while some priority of the port drops:
+ * pfcwd_ingress_update(), called by the action code whenever a dp_action
+ * changes, registers it when the first priority starts dropping and
+ * removes it when the last one stops.  Every way into a mitigation goes
+ * through pfcwd_action_apply() and every way out (restoration, restoring
+ * by hand, reconfiguration, port teardown on qdisc removal, device removal
+ * or module unload, netns move) through pfcwd_action_undo().  Both call
+ * here after the device's pfc_en has been changed: registering the
+ * system's first netdev ingress hook, or removing its last, flips static
+ * keys (the kernel patches its receive path on every CPU), and that must
+ * not delay giving PFC back at a restoration.
  *
  * A received packet's priority is, in this order: the PCP of its VLAN tag
  * (in the skb, as the core leaves it after untagging, or still in the
@@ -30,19 +36,21 @@
  * Locking and context:
  *  - pfcwd_ingress_update(): process context, RTNL and port->lock held.
  *    nf_register_net_hook() and nf_unregister_net_hook() take netfilter's
- *    own mutex inside port->lock.  port->ingress is written only here, so
- *    either lock is enough to read it.
+ *    own mutex inside port->lock.  port->ingress is written only with both
+ *    held, so either lock is enough to read it.
  *  - pfcwd_ingress_hook(): softirq (or process context with BH disabled),
  *    inside the RCU read-side section netfilter runs hooks in.  Takes no
  *    lock: dp_action, the DSCP table and its flag are read with READ_ONCE,
- *    drops are counted with atomic64_add().  Removal unregisters the hook
- *    and then waits for an RCU grace period (synchronize_net()) before
- *    freeing its state: netfilter does not wait for hooks already running.
- *    The port itself outlives the hook (teardown undoes every priority
- *    before it drops the device and the port).
+ *    drops are counted with atomic64_add().  netfilter does not wait for
+ *    hooks already running when one is unregistered, so the hook's state
+ *    is freed after an RCU grace period (kfree_rcu()), without making the
+ *    RTNL holder wait; the port outlives it (teardown undoes every
+ *    priority before it drops its references, and the port is freed after
+ *    a grace period too); module unload waits for a grace period after the
+ *    last hook is gone, so that no hook still runs the module's code.
  *  - pfcwd_ingress_dcb_event(): DCB notifier, atomic context; only queues
  *    pfcwd_ingress_work.
- *  - pfcwd_ingress_refresh(): the work, process context; takes
+ *  - pfcwd_ingress_refresh(): a work item, process context; takes
  *    pfcwd_ports_lock, then each port->lock (no RTNL: a port whose hook
  *    exists under port->lock still holds its device).
  *  - pfcwd_ingress_init()/exit(): module load and unload.
@@ -75,13 +83,16 @@
 
 struct pfcwd_ingress {
 	struct nf_hook_ops ops;
+	struct rcu_head rcu;
 	struct pfcwd_port *port;
 	bool dscp_any;				/* some DSCP has a priority */
 	u8 dscp_prio[PFCWD_NUM_DSCP];		/* or PFCWD_PRIO_UNKNOWN */
 };
 
-/* Hooks registered now, for debugfs; changed under RTNL. */
+/* For debugfs: hooks registered now, and ever registered and removed. */
 static atomic_t pfcwd_ingress_hooks = ATOMIC_INIT(0);
+static atomic64_t pfcwd_ingress_added = ATOMIC64_INIT(0);
+static atomic64_t pfcwd_ingress_removed = ATOMIC64_INIT(0);
 
 /* --- the datapath (softirq) ---------------------------------------------- */
 
@@ -214,6 +225,7 @@ static int pfcwd_ingress_add(struct pfcwd_port *port)
 	}
 	port->ingress = ing;
 	atomic_inc(&pfcwd_ingress_hooks);
+	atomic64_inc(&pfcwd_ingress_added);
 	return 0;
 }
 
@@ -229,9 +241,9 @@ static void pfcwd_ingress_del(struct pfcwd_port *port)
 	 */
 	nf_unregister_net_hook(dev_net(port->dev), &ing->ops);
 	atomic_dec(&pfcwd_ingress_hooks);
-	/* Hooks already running may still use @ing and the module's code. */
-	synchronize_net();
-	kfree(ing);
+	atomic64_inc(&pfcwd_ingress_removed);
+	/* Hooks already running may still use @ing. */
+	kfree_rcu(ing, rcu);
 }
 
 /**
@@ -239,9 +251,8 @@ static void pfcwd_ingress_del(struct pfcwd_port *port)
  * @port: the port; RTNL and port->lock held, !port->dead
  *
  * Call after changing any priority's dp_action.  The hook exists while at
- * least one priority drops (PFCWD_DP_DROP).  Removing it waits for running
- * hooks.  If it cannot be registered, received packets are not dropped;
- * the next call tries again.
+ * least one priority drops (PFCWD_DP_DROP).  If it cannot be registered,
+ * received packets are not dropped; the next call tries again.
  */
 void pfcwd_ingress_update(struct pfcwd_port *port)
 {
@@ -270,10 +281,12 @@ bool pfcwd_ingress_active(const struct pfcwd_port *port)
 	return port->ingress;
 }
 
-/* How many ingress hooks are registered now, for debugfs. */
-int pfcwd_ingress_count(void)
+/* debugfs: hooks registered now, ever registered, ever removed. */
+void pfcwd_ingress_counts(int *now, u64 *added, u64 *removed)
 {
-	return atomic_read(&pfcwd_ingress_hooks);
+	*now = atomic_read(&pfcwd_ingress_hooks);
+	*added = atomic64_read(&pfcwd_ingress_added);
+	*removed = atomic64_read(&pfcwd_ingress_removed);
 }
 
 /* --- DSCP APP table changes ------------------------------------------------ */
@@ -324,4 +337,6 @@ void pfcwd_ingress_exit(void)
 	unregister_dcbevent_notifier(&pfcwd_ingress_dcb_nb);
 	cancel_work_sync(&pfcwd_ingress_work);
 	WARN_ON(atomic_read(&pfcwd_ingress_hooks));
+	/* Hooks unregistered last may still be running the module's code. */
+	synchronize_net();
 }

@@ -289,7 +289,7 @@ void pfcwd_nl_event(struct pfcwd_port *port, int prio, u8 cmd, u64 when);
 /* ingress.c */
 void pfcwd_ingress_update(struct pfcwd_port *port);
 bool pfcwd_ingress_active(const struct pfcwd_port *port);
-int pfcwd_ingress_count(void);
+void pfcwd_ingress_counts(int *now, u64 *added, u64 *removed);
 int pfcwd_ingress_init(void);
 void pfcwd_ingress_exit(void);
 
