@@ -1069,7 +1069,7 @@ static void test_blind(u64 t0, u64 t1)
 	r = sim_blind_storm(&x, 0);
 	pfcwd_storm_undone(&x.sm, r + MS(30));
 	sim_run(&x, r + MS(30) + 2 * hold, false);
-	tap_ok(x.sm.blind_suspect == false && !busy(&x),
+	tap_ok(!x.sm.blind_suspect && !busy(&x),
 	       "blind, %s: PFC back 30 ms late, quiet 2 * hold after: watch over",
 	       tag);
 
