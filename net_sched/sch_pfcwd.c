@@ -79,6 +79,7 @@ struct pfcwd_band {
 struct pfcwd_sched {
 	struct pfcwd_port *port;	/* the watchdog of this device */
 	u32 limit;			/* packets per band */
+	u8 backlogged;			/* bit P: band P has packets */
 	struct pfcwd_band bands[PFCWD_NUM_PRIO];
 	struct qdisc_watchdog watchdog;	/* end of the first software pause */
 };
@@ -185,6 +186,7 @@ static int pfcwd_sched_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 
 	pfcwd_sched_steer(skb, qdisc_dev(sch), prio);
 	__qdisc_enqueue_tail(skb, &b->q);
+	q->backlogged |= BIT(prio);
 	b->qstats.backlog += len;
 	qdisc_qstats_backlog_inc(sch, skb);
 	sch->q.qlen++;
@@ -212,6 +214,7 @@ static void pfcwd_sched_flush(struct Qdisc *sch, struct pfcwd_sched *q,
 	}
 	b->qstats.backlog = 0;
 	b->qstats.drops += pkts;
+	q->backlogged &= ~BIT(prio);
 	atomic64_add(pkts, &q->port->prio[prio].tx_dropped);
 	qdisc_tree_reduce_backlog(sch, pkts, bytes);
 }
@@ -241,34 +244,37 @@ static bool pfcwd_sched_sw_paused(const struct pfcwd_sched *q,
 /*
  * The band to serve next: the highest priority with a packet whose TX
  * queue is not stopped (paused) and that no software pause holds, so that
- * a paused priority never holds up the others.  With @flush, bands the
- * watchdog drops are emptied on the way (dequeue); without (peek), they
- * are only passed over.  When software pauses hold every band that has
- * packets, the qdisc watchdog is set for the first of them to end.
+ * a paused priority never holds up the others.  Only bands with packets
+ * are looked at (q->backlogged).  With @flush, bands the watchdog drops
+ * are emptied on the way (dequeue); without (peek), they are only passed
+ * over.  When software pauses hold every band that has packets, the qdisc
+ * watchdog is set for the first of them to end.  *@action is the chosen
+ * band's dp_action, as read for the choice.
  */
-static struct pfcwd_band *pfcwd_sched_next(struct Qdisc *sch, bool flush)
+static struct pfcwd_band *pfcwd_sched_next(struct Qdisc *sch, bool flush,
+					   u8 *action)
 {
 	struct pfcwd_sched *q = qdisc_priv(sch);
 	struct net_device *dev = qdisc_dev(sch);
+	unsigned long todo = q->backlogged;
 	u64 now = 0, wake = U64_MAX;
-	int prio;
 
-	for (prio = PFCWD_NUM_PRIO - 1; prio >= 0; prio--) {
+	while (todo) {
+		unsigned int prio = __fls(todo);
 		struct pfcwd_band *b = &q->bands[prio];
-		u8 action;
+		u8 act = pfcwd_sched_action(q, prio);
 
-		if (!b->q.qlen)
-			continue;
-		action = pfcwd_sched_action(q, prio);
-		if (unlikely(action == PFCWD_DP_DROP)) {
+		todo &= ~BIT(prio);
+		if (unlikely(act == PFCWD_DP_DROP)) {
 			if (flush)
 				pfcwd_sched_flush(sch, q, prio);
 			continue;
 		}
-		if (unlikely(pfcwd_sched_sw_paused(q, prio, action, &now, &wake)))
+		if (unlikely(pfcwd_sched_sw_paused(q, prio, act, &now, &wake)))
 			continue;
 		if (netif_xmit_stopped(skb_get_tx_queue(dev, b->q.head)))
 			continue;
+		*action = act;
 		return b;
 	}
 	if (unlikely(wake != U64_MAX))
@@ -279,30 +285,36 @@ static struct pfcwd_band *pfcwd_sched_next(struct Qdisc *sch, bool flush)
 static struct sk_buff *pfcwd_sched_dequeue(struct Qdisc *sch)
 {
 	struct pfcwd_sched *q = qdisc_priv(sch);
-	struct pfcwd_band *b = pfcwd_sched_next(sch, true);
+	struct pfcwd_band *b;
 	struct sk_buff *skb;
 	unsigned int prio;
+	u8 action;
 
+	b = pfcwd_sched_next(sch, true, &action);
 	if (!b)
 		return NULL;
 
+	prio = b - q->bands;
 	skb = __qdisc_dequeue_head(&b->q);
+	if (!b->q.qlen)
+		q->backlogged &= ~BIT(prio);
 	b->qstats.backlog -= qdisc_pkt_len(skb);
 	bstats_update(&b->bstats, skb);
 	qdisc_qstats_backlog_dec(sch, skb);
 	qdisc_bstats_update(sch, skb);
 	sch->q.qlen--;
 
-	prio = b - q->bands;
-	if (unlikely(pfcwd_sched_action(q, prio) == PFCWD_DP_FORWARD))
+	if (unlikely(action == PFCWD_DP_FORWARD))
 		atomic64_inc(&q->port->prio[prio].tx_forwarded);
 	return skb;
 }
 
 static struct sk_buff *pfcwd_sched_peek(struct Qdisc *sch)
 {
-	struct pfcwd_band *b = pfcwd_sched_next(sch, false);
+	struct pfcwd_band *b;
+	u8 action;
 
+	b = pfcwd_sched_next(sch, false, &action);
 	return b ? b->q.head : NULL;
 }
 
@@ -344,6 +356,7 @@ static void pfcwd_sched_reset(struct Qdisc *sch)
 		b->q.qlen = 0;
 		b->qstats.backlog = 0;
 	}
+	q->backlogged = 0;
 	sch->q.qlen = 0;
 	sch->qstats.backlog = 0;
 }
