@@ -96,6 +96,21 @@ struct pfcwd_port *pfcwd_nl_port(struct genl_info *info,
 	return port;
 }
 
+/**
+ * pfcwd_nl_req_port - the port a request must name
+ * @info: the request; RTNL held
+ *
+ * Return: the port with a reference, or an ERR_PTR with a message.
+ */
+struct pfcwd_port *pfcwd_nl_req_port(struct genl_info *info)
+{
+	struct net_device *dev = pfcwd_nl_dev(info, true);
+
+	if (IS_ERR(dev))
+		return ERR_CAST(dev);
+	return pfcwd_nl_port(info, dev);
+}
+
 static enum pfcwd_prio_state pfcwd_nl_state(enum pfcwd_state state)
 {
 	switch (state) {

@@ -31,6 +31,7 @@ enum pfcwd_nl_mcgrp {
 struct net_device *pfcwd_nl_dev(struct genl_info *info, bool required);
 struct pfcwd_port *pfcwd_nl_port(struct genl_info *info,
 				 struct net_device *dev);
+struct pfcwd_port *pfcwd_nl_req_port(struct genl_info *info);
 int pfcwd_nl_fill_port(struct sk_buff *skb, struct pfcwd_port *port,
 		       bool detail);
 int pfcwd_nl_fill_prio(struct sk_buff *skb, struct pfcwd_port *port, int p,

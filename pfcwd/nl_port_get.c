@@ -47,7 +47,6 @@ static int pfcwd_nl_port_put(struct sk_buff *skb, struct pfcwd_port *port,
 
 int pfcwd_nl_port_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct net_device *dev;
 	struct pfcwd_port *port;
 	struct sk_buff *msg;
 	int err;
@@ -56,12 +55,7 @@ int pfcwd_nl_port_get_doit(struct sk_buff *skb, struct genl_info *info)
 	if (!msg)
 		return -ENOMEM;
 	rtnl_lock();
-	dev = pfcwd_nl_dev(info, true);
-	if (IS_ERR(dev)) {
-		err = PTR_ERR(dev);
-		goto out;
-	}
-	port = pfcwd_nl_port(info, dev);
+	port = pfcwd_nl_req_port(info);
 	if (IS_ERR(port)) {
 		err = PTR_ERR(port);
 		goto out;

@@ -18,7 +18,6 @@ const struct nla_policy pfcwd_nl_prio_restore_policy[PFCWD_A_PORT_MAX + 1] = {
 
 int pfcwd_nl_prio_restore_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct net_device *dev;
 	struct pfcwd_port *port;
 	int err, n;
 	u8 prios;
@@ -31,12 +30,7 @@ int pfcwd_nl_prio_restore_doit(struct sk_buff *skb, struct genl_info *info)
 	prios = nla_get_u8(info->attrs[PFCWD_A_PORT_PRIOS]);
 
 	rtnl_lock();
-	dev = pfcwd_nl_dev(info, true);
-	if (IS_ERR(dev)) {
-		err = PTR_ERR(dev);
-		goto out;
-	}
-	port = pfcwd_nl_port(info, dev);
+	port = pfcwd_nl_req_port(info);
 	if (IS_ERR(port)) {
 		err = PTR_ERR(port);
 		goto out;

@@ -217,6 +217,20 @@ static void pfcwd_port_unused(struct pfcwd_port *port)
 		pfcwd_port_teardown(port);
 }
 
+/* @dev's port with a reference for the caller, created if need be.  RTNL. */
+static struct pfcwd_port *pfcwd_port_get_or_add(struct net_device *dev,
+						struct netlink_ext_ack *extack)
+{
+	struct pfcwd_port *port = pfcwd_port_get(dev);
+
+	if (port)
+		return port;
+	port = pfcwd_port_add(dev, extack);
+	if (!IS_ERR(port))
+		refcount_inc(&port->refcnt);
+	return port;
+}
+
 /**
  * pfcwd_port_attach - a pfcwd qdisc attaches to @dev
  * @dev: the device
@@ -233,13 +247,9 @@ struct pfcwd_port *pfcwd_port_attach(struct net_device *dev,
 	struct pfcwd_port *port;
 
 	ASSERT_RTNL();
-	port = pfcwd_port_get(dev);
-	if (!port) {
-		port = pfcwd_port_add(dev, extack);
-		if (IS_ERR(port))
-			return port;
-		refcount_inc(&port->refcnt);	/* the qdisc's */
-	}
+	port = pfcwd_port_get_or_add(dev, extack);
+	if (IS_ERR(port))
+		return port;
 	port->qdisc_users++;
 	return port;
 }
@@ -276,13 +286,9 @@ struct pfcwd_port *pfcwd_port_hold(struct net_device *dev,
 	struct pfcwd_port *port;
 
 	ASSERT_RTNL();
-	port = pfcwd_port_get(dev);
-	if (!port) {
-		port = pfcwd_port_add(dev, extack);
-		if (IS_ERR(port))
-			return port;
-		refcount_inc(&port->refcnt);	/* the caller's */
-	}
+	port = pfcwd_port_get_or_add(dev, extack);
+	if (IS_ERR(port))
+		return port;
 	port->held = true;
 	return port;
 }
