@@ -27,25 +27,15 @@ p50/p99/max of the errors; exits 1 if any sample is out of bounds.
 """
 import argparse
 import json
+import os
 import re
 import subprocess
 import sys
 import time
 
-PORTS = "/sys/kernel/debug/pfcwd/ports"
-
-
-def mono_ns():
-    return time.clock_gettime_ns(time.CLOCK_MONOTONIC)
-
-
-def prio_line(dev, prio):
-    with open(PORTS) as f:
-        for line in f:
-            w = line.split()
-            if len(w) > 3 and w[0] == dev and w[1] == "prio" and w[2] == str(prio):
-                return dict(zip(w[3::2], w[4::2]))
-    raise RuntimeError("no pfcwd port %s prio %d" % (dev, prio))
+sys.dont_write_bytecode = True      # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pfcwd_debugfs import pct, prio_stats, wait_stat  # noqa: E402
 
 
 def pfc_en(dev):
@@ -64,18 +54,10 @@ def write_storm(dev, prios):
 
 
 def wait_for(dev, prio, key, old, timeout_s):
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        st = prio_line(dev, prio)
-        if int(st[key]) > old:
-            return st
-        time.sleep(0.003)
-    raise RuntimeError("%s did not change within %.1fs" % (key, timeout_s))
-
-
-def pct(values, p):
-    v = sorted(values)
-    return v[min(len(v) - 1, int(round(p / 100.0 * (len(v) - 1))))]
+    st = wait_stat(dev, prio, key, old, timeout_s)
+    if st is None:
+        raise RuntimeError("%s did not change within %.1fs" % (key, timeout_s))
+    return st
 
 
 def main():
@@ -101,7 +83,7 @@ def main():
     det, res, bad = [], [], 0
 
     for i in range(a.count):
-        st = prio_line(a.dev, a.prio)
+        st = prio_stats(a.dev, a.prio)
         start = write_storm(a.dev, str(a.prio))
         st = wait_for(a.dev, a.prio, "detected", int(st["detected"]), t0 / 1e9 + 5)
         d_at = int(st["detected_at_ns"])

@@ -66,6 +66,9 @@ from scapy.contrib.mac_control import (MACControl,  # noqa: E402
 from scapy.layers.l2 import Dot1Q, Ether  # noqa: E402
 from scapy.packet import Raw  # noqa: E402
 
+sys.dont_write_bytecode = True      # no __pycache__ in the source tree
+from pfcwd_debugfs import mono_ns as mono, swpfc_stats  # noqa: E402
+
 DST = MACControl.DEFAULT_DST_MAC      # 01:80:c2:00:00:01
 SRC = "02:00:00:00:5c:01"
 PKT_ETHERTYPE = 0x88B5
@@ -74,10 +77,6 @@ PKT_MAGIC = 0x70666377
 SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)
 
 stop = False
-
-
-def mono():
-    return time.clock_gettime_ns(time.CLOCK_MONOTONIC)
 
 
 def on_signal(signum, frame):
@@ -245,21 +244,6 @@ def cmd_malformed(a):
     return 0
 
 
-def ports_stats(dev, prio):
-    """quantum_ps and PRIO's swprio counters from pfcwd's debugfs."""
-    quantum = sw = None
-    with open("/sys/kernel/debug/pfcwd/ports") as f:
-        for line in f:
-            w = line.split()
-            if len(w) > 3 and w[0] == dev and w[1] == "swpfc":
-                quantum = int(dict(zip(w[2::2], w[3::2]))["quantum_ps"])
-            if len(w) > 3 and w[0] == dev and w[1] == "swprio" and w[2] == str(prio):
-                sw = {k: int(v) for k, v in zip(w[3::2], w[4::2])}
-    if quantum is None or sw is None:
-        raise SystemExit("%s has no software PFC" % dev)
-    return quantum, sw
-
-
 def rt_to_mono():
     """The offset from CLOCK_REALTIME to CLOCK_MONOTONIC, read tightly."""
     best = None
@@ -348,8 +332,8 @@ def hold(a):
     for attempt in range(1, 10 * a.tries + 1):
         if conclusive >= a.tries:
             break
-        quantum, sw0 = ports_stats(a.dev, a.prio)
-        q = -(-65535 * quantum // 1000)
+        port, sw0 = swpfc_stats(a.dev, a.prio)
+        q = -(-65535 * port["quantum_ps"] // 1000)
         pfcs.send(xoff)
         d_b = mono()
         for i in range(n):
@@ -367,7 +351,7 @@ def hold(a):
             pfcs.send(xon)
             x_e = mono()
         got = recv_frames(rx, off, 2 * n, 5.0)
-        _, sw = ports_stats(a.dev, a.prio)
+        _, sw = swpfc_stats(a.dev, a.prio)
         seq += n
         start, end = sw["since_ns"], sw["last_xoff_ns"] + q
         ok = True

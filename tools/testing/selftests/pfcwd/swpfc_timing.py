@@ -54,38 +54,10 @@ import time
 sys.dont_write_bytecode = True      # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import swpfc_frames as sf  # noqa: E402  (imports Scapy once, before forking)
+from pfcwd_debugfs import (pct, prio_stats, swpfc_stats,  # noqa: E402
+                           wait_stat)
 
-PORTS = "/sys/kernel/debug/pfcwd/ports"
 SLACK = 1000        # ns: last_paused is given in us
-
-
-def mono():
-    return time.clock_gettime_ns(time.CLOCK_MONOTONIC)
-
-
-def lines():
-    with open(PORTS) as f:
-        return [l.split() for l in f]
-
-
-def prio_stats(dev, prio):
-    for w in lines():
-        if len(w) > 3 and w[0] == dev and w[1] == "prio" and w[2] == str(prio):
-            return {k: int(v) if v.lstrip("-").isdigit() else v
-                    for k, v in zip(w[3::2], w[4::2])}
-    raise RuntimeError("no pfcwd port %s prio %d" % (dev, prio))
-
-
-def sw_stats(dev, prio):
-    port = sw = None
-    for w in lines():
-        if len(w) > 2 and w[0] == dev and w[1] == "swpfc":
-            port = dict(zip(w[2::2], w[3::2]))
-        if len(w) > 3 and w[0] == dev and w[1] == "swprio" and w[2] == str(prio):
-            sw = {k: int(v) for k, v in zip(w[3::2], w[4::2])}
-    if port is None or sw is None:
-        raise RuntimeError("%s has no software PFC" % dev)
-    return port, sw
 
 
 def start_sender(sock, prio, interval_us):
@@ -113,16 +85,6 @@ def stop_sender(pid, rfd):
         data = f.read()
     os.waitpid(pid, 0)
     return json.loads(data)
-
-
-def wait_count(dev, prio, key, old, timeout_s):
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        st = prio_stats(dev, prio)
-        if st[key] > old:
-            return st
-        time.sleep(0.003)
-    return None
 
 
 def check_pause(out, s, d, q, strict):
@@ -156,11 +118,6 @@ def check_pause(out, s, d, q, strict):
     return errs
 
 
-def pct(v, p):
-    v = sorted(v)
-    return v[min(len(v) - 1, int(round(p / 100.0 * (len(v) - 1))))]
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("dev")
@@ -185,7 +142,7 @@ def main():
     sysfs = "/sys/class/net/%s/pfcwd/" % a.dev
     t0 = int(open(sysfs + "detection_time_ms").read()) * 1000000
     t1 = int(open(sysfs + "restoration_time_ms").read()) * 1000000
-    port, _ = sw_stats(a.dev, a.prio)
+    port, _ = swpfc_stats(a.dev, a.prio)
     q = -(-65535 * int(port["quantum_ps"]) // 1000)
     det, res, starts, lapses = [], [], [], []
     bad = early = 0
@@ -193,24 +150,24 @@ def main():
 
     for n in range(1, a.count + 1):
         st = prio_stats(a.dev, a.prio)
-        _, sw0 = sw_stats(a.dev, a.prio)
+        _, sw0 = swpfc_stats(a.dev, a.prio)
         pid, rfd = start_sender(sock, a.prio, a.interval_us)
-        dst = wait_count(a.dev, a.prio, "detected", st["detected"], a.patience)
+        dst = wait_stat(a.dev, a.prio, "detected", st["detected"], a.patience)
         if dst is None:
             out = stop_sender(pid, rfd)
             print("storm %d: not detected within %g s (%d frames, largest "
                   "gap %.3f ms, %d pauses begun)  <-- BAD" %
                   (n, a.patience, out["sent"], out["max_gap_ns"] / 1e6,
-                   sw_stats(a.dev, a.prio)[1]["pauses"] - sw0["pauses"]))
+                   swpfc_stats(a.dev, a.prio)[1]["pauses"] - sw0["pauses"]))
             bad += 1
             continue
         time.sleep(a.hold / 1000.0)
         mid = prio_stats(a.dev, a.prio)
         out = stop_sender(pid, rfd)
-        rst = wait_count(a.dev, a.prio, "restored", st["restored"], t1 / 1e9 + 30)
+        rst = wait_stat(a.dev, a.prio, "restored", st["restored"], t1 / 1e9 + 30)
         time.sleep(0.05)
         end = prio_stats(a.dev, a.prio)
-        _, sw1 = sw_stats(a.dev, a.prio)
+        _, sw1 = swpfc_stats(a.dev, a.prio)
         g = int(open(sysfs + "granularity_us").read()) * 1000
         gran_max = max(gran_max, g)
 
