@@ -513,11 +513,7 @@ test_race_netns_delete() {
 		injector_start ig0
 		ip netns del pfing
 		# The device comes back to init_net, without its qdisc.
-		for ((t = 0; t < 100; t++)); do
-			[ -e /sys/class/net/ig0 ] && break
-			sleep 0.1
-		done
-		[ -e /sys/class/net/ig0 ] || fail "ig0 did not come back"
+		wait_dev ig0 10
 		injector_stop
 		sim ig0 rx_storm ""
 		ip link set ig0 up || fail "ig0 up"
@@ -559,11 +555,7 @@ test_netns_held_port() {
 	expect_eq "$RX_OUT/$(pstat ig0 3 rx_dropped)" "0 25/50" "delivered/rx dropped in pfing"
 	injector_start ig0
 	ip netns del pfing
-	for ((t = 0; t < 100; t++)); do
-		[ -e /sys/class/net/ig0 ] && break
-		sleep 0.1
-	done
-	[ -e /sys/class/net/ig0 ] || fail "ig0 did not come back"
+	wait_dev ig0 10
 	injector_stop
 	expect_eq "$(portstat ig0 ingress_hook)/$(hooks)/$(hook_history)" 0/0/2/2 \
 		"hook/hooks/added/removed once back"

@@ -228,6 +228,18 @@ wait_stat() {
 	fail "$1 prio $2: $3 is '$(pstat "$1" "$2" "$3")', wanted '$4' within $5 s"
 }
 
+# Waits up to $2 seconds for device $1 to appear here (a device whose netns
+# was deleted comes back to init_net once its cleanup ran).
+wait_dev() {
+	local i n=$(($2 * 10))
+
+	for ((i = 0; i < n; i++)); do
+		[ -e "/sys/class/net/$1" ] && return 0
+		sleep 0.1
+	done
+	fail "$1 did not come back"
+}
+
 # The priorities in DEV's pfc_en, as dcb reports them: "3 4".
 pfc_on() {
 	dcb pfc show dev "$1" prio-pfc | grep -o '[0-7]:on' | cut -d: -f1 | tr '\n' ' ' |

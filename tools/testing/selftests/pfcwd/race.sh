@@ -143,11 +143,7 @@ test_netns_delete() {
 		sleep 0.3
 		ip netns del pfrace
 		# The device comes back to init_net without its qdisc.
-		for t in $(seq 50); do
-			[ -e /sys/class/net/rc0 ] && break
-			sleep 0.1
-		done
-		[ -e /sys/class/net/rc0 ] || fail "rc0 did not come back"
+		wait_dev rc0 5
 		expect_eq "$(pfc_on rc0)" "3 4" "pfc_en after netns delete $i"
 		grep -q "^rc0 " $DBG && fail "port survived netns delete"
 		echo rc0 > $PFCSIM_DFS/del_port
