@@ -98,19 +98,31 @@ for s in "${series_list[@]}"; do
 	printf '%s\n' "$r" > "$kdir/$s.release"
 done
 
+# Extracts paths $3... of linux-source-6.12 into a fresh directory $2
+# (named $1 in the log), keeping their paths below the source tree's top.
+extract_source() {
+	local what=$1 dir=$2 tarball base p
+	local paths=()
+
+	shift 2
+	tarball=$(ls /usr/src/linux-source-6.12*.tar.* 2>/dev/null | head -n1)
+	[ -n "$tarball" ] || { log "linux-source-6.12 tarball missing"; exit 1; }
+	log "extracting $what from $tarball"
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	base=$(basename "$tarball")
+	base=${base%.tar.*}
+	for p in "$@"; do
+		paths+=("$base/$p")
+	done
+	tar -xf "$tarball" -C "$dir" --strip-components=1 "${paths[@]}"
+}
+
 # checkpatch.pl and its data files from linux-source-6.12.
 cp_dir="$top/build/checkpatch"
 if [ ! -f "$cp_dir/scripts/checkpatch.pl" ]; then
-	tarball=$(ls /usr/src/linux-source-6.12*.tar.* 2>/dev/null | head -n1)
-	[ -n "$tarball" ] || { log "linux-source-6.12 tarball missing"; exit 1; }
-	log "extracting checkpatch from $tarball"
-	rm -rf "$cp_dir"
-	mkdir -p "$cp_dir"
-	base=$(basename "$tarball")
-	base=${base%.tar.*}
-	tar -xf "$tarball" -C "$cp_dir" --strip-components=1 \
-		"$base/scripts/checkpatch.pl" "$base/scripts/spelling.txt" \
-		"$base/scripts/const_structs.checkpatch"
+	extract_source checkpatch "$cp_dir" scripts/checkpatch.pl \
+		scripts/spelling.txt scripts/const_structs.checkpatch
 fi
 
 # The kernel's ynl (tools/net/ynl: cli.py and its Python library) with the
@@ -119,15 +131,7 @@ fi
 # jsonschema) are the Debian packages above.
 ynl_dir="$top/build/ynl"
 if [ ! -f "$ynl_dir/.done" ]; then
-	tarball=$(ls /usr/src/linux-source-6.12*.tar.* 2>/dev/null | head -n1)
-	[ -n "$tarball" ] || { log "linux-source-6.12 tarball missing"; exit 1; }
-	log "extracting ynl from $tarball"
-	rm -rf "$ynl_dir"
-	mkdir -p "$ynl_dir"
-	base=$(basename "$tarball")
-	base=${base%.tar.*}
-	tar -xf "$tarball" -C "$ynl_dir" --strip-components=1 \
-		"$base/tools/net/ynl" "$base/Documentation/netlink"
+	extract_source ynl "$ynl_dir" tools/net/ynl Documentation/netlink
 	# Byte-compiled here: the VM sees this tree read-only.
 	/usr/bin/python3 -m compileall -q "$ynl_dir/tools/net/ynl" >/dev/null
 	touch "$ynl_dir/.done"
