@@ -146,6 +146,26 @@ void pfcwd_action_undo(struct pfcwd_port *port, int prio)
 }
 
 /**
+ * pfcwd_action_forget - undo and forget everything about some priorities
+ * @port: the port; RTNL and port->lock held, !port->dead
+ * @prios: the priorities, a bitmask
+ *
+ * Their state machines go back to OPERATIONAL silently; their counters
+ * stay.
+ */
+void pfcwd_action_forget(struct pfcwd_port *port, u8 prios)
+{
+	int p;
+
+	for (p = 0; p < PFCWD_NUM_PRIO; p++) {
+		if (!(prios & BIT(p)))
+			continue;
+		pfcwd_action_undo(port, p);
+		pfcwd_storm_forget(&port->prio[p].sm);
+	}
+}
+
+/**
  * pfcwd_action_last - what the last storm dropped and forwarded
  * @pp: the priority; port->lock held
  * @tx_dropped: set to the packets dropped on transmit

@@ -55,19 +55,6 @@ int pfcwd_config_check(const struct pfcwd_config_change *chg,
 	return 0;
 }
 
-/* Undoes and forgets everything about priorities @mask but their stats. */
-static void pfcwd_config_release(struct pfcwd_port *port, u8 mask)
-{
-	int p;
-
-	for (p = 0; p < PFCWD_NUM_PRIO; p++) {
-		if (!(mask & BIT(p)))
-			continue;
-		pfcwd_action_undo(port, p);
-		pfcwd_storm_forget(&port->prio[p].sm);
-	}
-}
-
 /**
  * pfcwd_port_configure - check and apply a configuration change
  * @port: the port; RTNL and port->lock held
@@ -104,13 +91,13 @@ int pfcwd_port_configure(struct pfcwd_port *port,
 	if (chg->set & PFCWD_CFG_STORM_LIMIT)
 		cfg->storm_limit = in->storm_limit;
 	if (chg->set & PFCWD_CFG_PRIOS) {
-		pfcwd_config_release(port, cfg->prios & ~in->prios);
+		pfcwd_action_forget(port, cfg->prios & ~in->prios);
 		cfg->prios = in->prios;
 		pfcwd_swpfc_set_honour(port, cfg->prios);
 	}
 	if (chg->set & PFCWD_CFG_ENABLED) {
 		if (!in->enabled && cfg->enabled)
-			pfcwd_config_release(port, 0xff);
+			pfcwd_action_forget(port, 0xff);
 		cfg->enabled = in->enabled;
 	}
 

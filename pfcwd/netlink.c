@@ -225,6 +225,7 @@ int pfcwd_nl_fill_port(struct sk_buff *skb, struct pfcwd_port *port,
 		       bool detail)
 {
 	u64 tx[PFCWD_NUM_PRIO] = {}, rx[PFCWD_NUM_PRIO] = {};
+	enum pfcwd_source source = pfcwd_port_source(port);
 	const struct pfcwd_config *cfg = &port->cfg;
 	unsigned int pkts = 0;
 	u8 stormed = 0;
@@ -247,13 +248,13 @@ int pfcwd_nl_fill_port(struct sk_buff *skb, struct pfcwd_port *port,
 	    nla_put_u8(skb, PFCWD_A_PORT_STORMED, stormed) ||
 	    nla_put_u32(skb, PFCWD_A_PORT_GRANULARITY_US,
 			div_u64(pfcwd_poll_granularity_ns(), NSEC_PER_USEC)) ||
-	    nla_put_u32(skb, PFCWD_A_PORT_SOURCE, pfcwd_port_source(port)) ||
+	    nla_put_u32(skb, PFCWD_A_PORT_SOURCE, source) ||
 	    (port->has_dcb &&
 	     nla_put_u8(skb, PFCWD_A_PORT_PFC_EN, port->pfc_en)) ||
 	    nla_put_u32(skb, PFCWD_A_PORT_QDISCS, port->qdisc_users) ||
 	    nla_put_u8(skb, PFCWD_A_PORT_HELD, port->held))
 		return -EMSGSIZE;
-	if (pfcwd_port_source(port) == PFCWD_SOURCE_SOFTWARE) {
+	if (source == PFCWD_SOURCE_SOFTWARE) {
 		u64 global_pause, malformed;
 
 		pfcwd_swpfc_counters(port, &global_pause, &malformed);

@@ -274,6 +274,7 @@ unsigned int pfcwd_source_prio_packets(struct pfcwd_port *port,
 void pfcwd_action_events(struct pfcwd_port *port, int prio,
 			 unsigned int events);
 void pfcwd_action_undo(struct pfcwd_port *port, int prio);
+void pfcwd_action_forget(struct pfcwd_port *port, u8 prios);
 int pfcwd_action_restore(struct pfcwd_port *port, u8 prios);
 void pfcwd_action_last(const struct pfcwd_prio *pp, u64 *tx_dropped,
 		       u64 *rx_dropped, u64 *tx_forwarded);

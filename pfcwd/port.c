@@ -311,7 +311,6 @@ static int pfcwd_netdev_event(struct notifier_block *nb, unsigned long event,
 {
 	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
 	struct pfcwd_port *port;
-	int p;
 
 	port = pfcwd_port_get(dev);
 	if (!port)
@@ -332,10 +331,7 @@ static int pfcwd_netdev_event(struct notifier_block *nb, unsigned long event,
 		 * hook is registered there): undo it all and start afresh.
 		 */
 		mutex_lock(&port->lock);
-		for (p = 0; p < PFCWD_NUM_PRIO; p++) {
-			pfcwd_action_undo(port, p);
-			pfcwd_storm_forget(&port->prio[p].sm);
-		}
+		pfcwd_action_forget(port, 0xff);
 		mutex_unlock(&port->lock);
 		break;
 	case NETDEV_CHANGENAME:
