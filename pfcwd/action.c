@@ -14,6 +14,21 @@
  * pfcwd cleared, re-reading pfc_en first so that an operator's changes to
  * other bits - or to this one - are never overwritten.
  *
+ * pfc_en is the device lever (the only one over RDMA traffic, which
+ * bypasses the qdisc), and on many drivers pulling it disrupts the whole
+ * port (the profile's setpfc_disruptive: mlx5 toggles the link, i40e/ice
+ * reconfigure every VSI, hns3 resets the netdev).  The port's
+ * device-action decides: on - always; off - never, mitigation stays in the
+ * datapath (qdisc and ingress hook); auto - where the profile says setpfc
+ * is harmless, until pfcwd sees its own setpfc take the carrier down
+ * (pfcwd_action_carrier_lost(): at once, or from the link watch within
+ * PFCWD_SETPFC_BOUNCE_NS), which is logged and shown.  Every pfc_en change
+ * pfcwd makes is announced with dcbnl_ieee_notify() so DCBX agents see it.
+ * A setpfc that fails changes nothing: clearing is then not applied (the
+ * datapath still acts), putting a bit back is retried at every poll
+ * until it succeeds or the operator changes the bit himself; failures are
+ * counted (port->setpfc_errors) and logged.
+ *
  * Every event is logged and sent to netlink listeners (nl_event.c).
  *
  * Context: process, with RTNL and port->lock held (the device is called).
@@ -26,6 +41,51 @@
 #include <net/dcbnl.h>
 
 #include "pfcwd.h"
+
+/* A carrier loss this soon after pfcwd's own setpfc is taken as its doing. */
+#define PFCWD_SETPFC_BOUNCE_NS	(2 * NSEC_PER_SEC)
+
+static const char * const pfcwd_device_action_names[] = {
+	[PFCWD_DEVICE_ACTION_AUTO] = "auto",
+	[PFCWD_DEVICE_ACTION_ON] = "on",
+	[PFCWD_DEVICE_ACTION_OFF] = "off",
+};
+
+const char *pfcwd_device_action_name(enum pfcwd_device_action da)
+{
+	return da < ARRAY_SIZE(pfcwd_device_action_names) ?
+	       pfcwd_device_action_names[da] : "unknown";
+}
+
+/* Parses "auto", "on" or "off" (one trailing newline allowed). */
+int pfcwd_device_action_parse(const char *buf, enum pfcwd_device_action *da)
+{
+	int i = sysfs_match_string(pfcwd_device_action_names, buf);
+
+	if (i < 0)
+		return -EINVAL;
+	*da = i;
+	return 0;
+}
+
+/**
+ * pfcwd_action_device_pfc - may mitigation take priorities out of pfc_en?
+ * @port: the port; port->lock held (or a racy read for display)
+ */
+bool pfcwd_action_device_pfc(const struct pfcwd_port *port)
+{
+	if (!port->has_dcb)
+		return false;
+	switch (port->cfg.device_action) {
+	case PFCWD_DEVICE_ACTION_ON:
+		return true;
+	case PFCWD_DEVICE_ACTION_OFF:
+		return false;
+	default:
+		return !port->profile->setpfc_disruptive &&
+		       !READ_ONCE(port->setpfc_hurts);
+	}
+}
 
 static const char * const pfcwd_action_names[] = {
 	[PFCWD_ACTION_DROP] = "drop",
@@ -73,6 +133,7 @@ static bool pfcwd_pfc_bit(struct pfcwd_port *port, int prio, bool on)
 	struct net_device *dev = port->dev;
 	struct ieee_pfc pfc = {};
 	u8 bit = BIT(prio);
+	bool carrier;
 	int err;
 
 	if (!port->has_dcb || ops->ieee_getpfc(dev, &pfc))
@@ -83,14 +144,69 @@ static bool pfcwd_pfc_bit(struct pfcwd_port *port, int prio, bool on)
 		pfc.pfc_en |= bit;
 	else
 		pfc.pfc_en &= ~bit;
+	carrier = netif_carrier_ok(dev);
+	port->setpfc_at = ktime_get_ns();
 	err = ops->ieee_setpfc(dev, &pfc);
 	if (err) {
+		port->setpfc_errors++;
 		pfcwd_log(port, "prio %d: cannot %s PFC: %d\n", prio,
 			  on ? "re-enable" : "disable", err);
 		return false;
 	}
 	port->pfc_en = pfc.pfc_en;
+	dcbnl_ieee_notify(dev, RTM_SETDCB, DCB_CMD_IEEE_SET, 0, 0);
+	if (carrier && !netif_carrier_ok(dev))
+		pfcwd_action_carrier_lost(port);
 	return true;
+}
+
+/* Is @prio in the device's pfc_en now (as read back)? */
+static bool pfcwd_pfc_on(struct pfcwd_port *port, int prio)
+{
+	struct ieee_pfc pfc = {};
+
+	if (!port->has_dcb || port->dev->dcbnl_ops->ieee_getpfc(port->dev, &pfc))
+		return false;
+	return pfc.pfc_en & BIT(prio);
+}
+
+/**
+ * pfcwd_action_carrier_lost - the carrier went down
+ * @port: the port; port->lock held
+ *
+ * If that came right after pfcwd's own setpfc, device-action auto stops
+ * using pfc_en on this port from now on.
+ */
+void pfcwd_action_carrier_lost(struct pfcwd_port *port)
+{
+	if (port->setpfc_hurts || !port->setpfc_at ||
+	    ktime_get_ns() - port->setpfc_at > PFCWD_SETPFC_BOUNCE_NS)
+		return;
+	WRITE_ONCE(port->setpfc_hurts, true);
+	pr_notice("%s: changing pfc_en took the link down: %s\n", port->name,
+		  port->cfg.device_action == PFCWD_DEVICE_ACTION_AUTO ?
+		  "device-action auto now mitigates in the datapath only" :
+		  "device-action on keeps using it");
+}
+
+/**
+ * pfcwd_action_retry - put back pfc_en bits whose restoration failed
+ * @port: the port; RTNL and port->lock held, !port->dead
+ */
+void pfcwd_action_retry(struct pfcwd_port *port)
+{
+	int p;
+
+	for (p = 0; p < PFCWD_NUM_PRIO; p++) {
+		struct pfcwd_prio *pp = &port->prio[p];
+
+		if (!pp->pfc_retry)
+			continue;
+		if (pfcwd_pfc_bit(port, p, true) || pfcwd_pfc_on(port, p)) {
+			pp->pfc_retry = false;
+			pp->pfc_cleared = false;
+		}
+	}
 }
 
 static void pfcwd_action_apply(struct pfcwd_port *port, int prio, bool tx)
@@ -116,7 +232,10 @@ static void pfcwd_action_apply(struct pfcwd_port *port, int prio, bool tx)
 			   PFCWD_DP_DROP : PFCWD_DP_FORWARD);
 	/* Software PFC: a band held by a pause is no longer held. */
 	pfcwd_swpfc_kick(port);
-	pp->pfc_cleared = pfcwd_pfc_bit(port, prio, false);
+	if (pp->pfc_retry)		/* still out of pfc_en, by pfcwd */
+		pp->pfc_retry = false;
+	else if (pfcwd_action_device_pfc(port))
+		pp->pfc_cleared = pfcwd_pfc_bit(port, prio, false);
 	/*
 	 * Received packets of a dropping priority meet the ingress hook;
 	 * after pfc_en, as registering it may patch code on every CPU.
@@ -137,9 +256,14 @@ void pfcwd_action_undo(struct pfcwd_port *port, int prio)
 	if (pp->mitigating)
 		pfcwd_action_last(pp, &pp->last_tx_dropped,
 				  &pp->last_rx_dropped, &pp->last_tx_forwarded);
-	if (pp->pfc_cleared)
-		pfcwd_pfc_bit(port, prio, true);
-	pp->pfc_cleared = false;
+	if (pp->pfc_cleared && !pfcwd_pfc_bit(port, prio, true) &&
+	    !pfcwd_pfc_on(port, prio) && !port->dead) {
+		/* Left as it is: retried at every poll (pfcwd_action_retry). */
+		pp->pfc_retry = true;
+	} else {
+		pp->pfc_cleared = false;
+		pp->pfc_retry = false;
+	}
 	pp->mitigating = false;
 	/* After pfc_en: the hook's removal may patch code on every CPU. */
 	pfcwd_ingress_update(port);

@@ -47,11 +47,13 @@
 #define PFCWD_DEFAULT_PRIOS	0x18	/* 3,4 when the device has no DCB */
 
 struct seq_file;
+struct ethtool_stats;
 
 struct pfcwd_config {
 	u32 detect_ms;			/* T0 */
 	u32 restore_ms;			/* T1 */
 	enum pfcwd_action action;
+	enum pfcwd_device_action device_action;	/* may pfc_en be used */
 	u8 prios;			/* watched (lossless) priorities */
 	u32 storm_limit;		/* 0..PFCWD_STORM_LIMIT_MAX */
 	bool enabled;
@@ -64,6 +66,7 @@ struct pfcwd_config {
 #define PFCWD_CFG_PRIOS		BIT(3)
 #define PFCWD_CFG_STORM_LIMIT	BIT(4)
 #define PFCWD_CFG_ENABLED	BIT(5)
+#define PFCWD_CFG_DEVICE_ACTION	BIT(6)
 
 struct pfcwd_config_change {
 	unsigned int set;
@@ -132,6 +135,7 @@ struct pfcwd_prio {
 	enum pfcwd_action applied;	/* action of the storm in progress */
 	bool mitigating;		/* an action is applied */
 	bool pfc_cleared;		/* we cleared this priority's pfc_en bit */
+	bool pfc_retry;			/* putting it back failed: retry */
 	u8 dp_action;			/* PFCWD_DP_*, for the datapath */
 
 	/*
@@ -154,6 +158,37 @@ struct pfcwd_prio {
 
 struct pfcwd_ingress;
 
+/* What one read of a device's PFC counters costs (profile.c). */
+enum pfcwd_read_cost {
+	PFCWD_COST_FREE,	/* memory, or a cached copy */
+	PFCWD_COST_REGISTER,	/* register reads */
+	PFCWD_COST_FIRMWARE,	/* a firmware command */
+	PFCWD_COST_SEVERAL,	/* several commands or register queries */
+};
+
+/*
+ * A driver's PFC counters and setpfc, as studied (profile.c).  Counters
+ * are published every refresh_ms (0: live at every read); with force,
+ * get_ethtool_stats publishes them at once (stale_until_forced: only it
+ * does), which pfcwd does before each read, at most every force_quiet_ms
+ * while the port is quiet and every force_busy_ms while it is busy.
+ */
+struct pfcwd_profile {
+	const char *name;
+	const char *driver;		/* ethtool drvinfo driver */
+	u32 refresh_ms;
+	u32 force_quiet_ms;
+	u32 force_busy_ms;
+	enum pfcwd_read_cost cost;
+	bool learn;			/* refresh period learnt at run time */
+	bool force;
+	bool stale_until_forced;
+	bool swapped;			/* requests and indications swapped */
+	bool blind_when_off;		/* no RX count while pfc_en bit is off */
+	bool no_counters;		/* pfc_en only: nothing to watch */
+	bool setpfc_disruptive;		/* setpfc bounces or quiesces the port */
+};
+
 struct pfcwd_port {
 	struct hlist_node hnode;	/* pfcwd_port_hash, by dev */
 	struct list_head node;		/* pfcwd_ports */
@@ -172,7 +207,12 @@ struct pfcwd_port {
 	struct mutex lock;		/* the fields below, but next_poll */
 	struct pfcwd_config cfg;
 	bool has_dcb;			/* ieee_getpfc/ieee_setpfc usable */
-	bool swapped;			/* quirk: requests/indications swapped */
+	bool counters;			/* ...and its pause counters mean something */
+	bool swapped;			/* profile: requests/indications swapped */
+	const struct pfcwd_profile *profile;	/* fixed at creation */
+	bool setpfc_hurts;		/* our setpfc took the carrier down */
+	u64 setpfc_at;			/* when pfcwd last called setpfc, ns */
+	u64 setpfc_errors;		/* setpfc calls of pfcwd that failed */
 	bool push_active;		/* a driver pushes pause events */
 	bool push_seen;			/* the poller switched to them */
 	bool link_up;
@@ -184,6 +224,23 @@ struct pfcwd_port {
 	struct ratelimit_state log_rs;
 
 	bool quiet;			/* last full poll found nothing to follow */
+
+	/*
+	 * Counter freshness (source.c), written by the poller only; read
+	 * elsewhere with READ_ONCE.  refresh_ms is the period in force: the
+	 * profile's, or learnt (refresh_learnt), 0 while taken as live.
+	 */
+	u32 refresh_ms;
+	bool refresh_learnt;
+	u64 last_change;		/* read that saw the counters move, ns */
+	u64 last_forced;		/* last forced refresh, ns */
+	u64 reads;			/* ieee_getpfc calls */
+	u64 forced;			/* forced refreshes (get_ethtool_stats) */
+	u64 read_errors;		/* failed ieee_getpfc calls */
+	u32 read_rate;			/* reads per second, last full window */
+	u64 rate_start, rate_reads;	/* the window being measured */
+	u32 unchanged_reads;		/* reads since last_change */
+	struct ethtool_stats *refresh_stats;	/* forced refreshes; RTNL */
 
 	/* Poller only. */
 	u64 next_poll;			/* ns; U64_MAX = never */
@@ -227,9 +284,12 @@ void pfcwd_poll_exit(void);
 void pfcwd_poll_kick(void);
 u64 pfcwd_poll_granularity_ns(void);
 u64 pfcwd_poll_quiet_ns(void);
+u64 pfcwd_poll_quiet_next(u64 now, u64 quiet);
 
-/* quirks.c */
-bool pfcwd_quirk_swapped(struct net_device *dev);
+/* profile.c */
+const struct pfcwd_profile *pfcwd_profile_find(const char *driver);
+void pfcwd_profile_probe(struct pfcwd_port *port);
+const char *pfcwd_profile_cost_name(enum pfcwd_read_cost cost);
 
 /* source.c */
 struct pfcwd_counters {
@@ -239,6 +299,7 @@ struct pfcwd_counters {
 	u64 rx_packets;
 	u8 pfc_en;
 	bool pfc_valid;
+	bool stale;		/* not republished since the last read */
 };
 
 void pfcwd_source_probe(struct pfcwd_port *port);
@@ -249,6 +310,10 @@ void pfcwd_source_sample(struct pfcwd_port *port, int prio,
 			 const struct pfcwd_counters *c,
 			 struct pfcwd_sample *s);
 enum pfcwd_source pfcwd_port_source(const struct pfcwd_port *port);
+u64 pfcwd_port_granularity_ns(const struct pfcwd_port *port);
+u64 pfcwd_source_next_read(struct pfcwd_port *port, u64 now, bool busy);
+u64 pfcwd_source_refresh_ns(const struct pfcwd_port *port);
+void pfcwd_source_free(struct pfcwd_port *port);
 
 /* swpfc.c: software PFC, on ports without hardware PFC */
 void pfcwd_swpfc_start(struct pfcwd_port *port);
@@ -280,6 +345,11 @@ void pfcwd_action_last(const struct pfcwd_prio *pp, u64 *tx_dropped,
 		       u64 *rx_dropped, u64 *tx_forwarded);
 void pfcwd_action_clear_stats(struct pfcwd_prio *pp);
 const char *pfcwd_action_name(enum pfcwd_action action);
+bool pfcwd_action_device_pfc(const struct pfcwd_port *port);
+const char *pfcwd_device_action_name(enum pfcwd_device_action da);
+int pfcwd_device_action_parse(const char *buf, enum pfcwd_device_action *da);
+void pfcwd_action_carrier_lost(struct pfcwd_port *port);
+void pfcwd_action_retry(struct pfcwd_port *port);
 int pfcwd_action_parse(const char *buf, enum pfcwd_action *action);
 
 /* netlink.c, nl_event.c */

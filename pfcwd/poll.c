@@ -100,24 +100,23 @@ u64 pfcwd_poll_granularity_ns(void)
 }
 
 /* The next point after @now of the grid shared by quiet ports. */
-static u64 pfcwd_poll_quiet_next(u64 now, u64 quiet)
+u64 pfcwd_poll_quiet_next(u64 now, u64 quiet)
 {
-	u64 q = now + quiet;
+	u64 rem;
 
-	return now + quiet - do_div(q, quiet);
+	div64_u64_rem(now + quiet, quiet, &rem);
+	return now + quiet - rem;
 }
 
 /* Samples one port and acts on the result.  Process context. */
 static void pfcwd_poll_port(struct pfcwd_port *port)
 {
 	unsigned int events[PFCWD_NUM_PRIO] = {};
-	u64 quiet = pfcwd_poll_quiet_ns();
-	u64 fine = (u64)READ_ONCE(pfcwd_params.poll_fine_us) * NSEC_PER_USEC;
 	struct pfcwd_storm_config scfg;
 	struct pfcwd_counters c;
 	struct pfcwd_sample s;
 	u64 next, deadline = U64_MAX;
-	bool busy = false, any = false, moved;
+	bool busy = false, any = false, retry = false, moved;
 	int p;
 
 	rtnl_lock();
@@ -140,7 +139,8 @@ static void pfcwd_poll_port(struct pfcwd_port *port)
 		pfcwd_poll_late(c.now, c.now - port->poll_due);
 	if (!moved && READ_ONCE(port->quiet) && !READ_ONCE(port->push_active)) {
 		rtnl_unlock();
-		WRITE_ONCE(port->next_poll, pfcwd_poll_quiet_next(c.now, quiet));
+		WRITE_ONCE(port->next_poll,
+			   pfcwd_source_next_read(port, c.now, false));
 		return;
 	}
 	pfcwd_source_read_stats(port, &c);
@@ -181,23 +181,28 @@ static void pfcwd_poll_port(struct pfcwd_port *port)
 		any |= events[p] != 0;
 		busy |= pfcwd_storm_busy(sm);
 		deadline = min(deadline, pfcwd_storm_deadline(sm, &scfg));
+		retry |= port->prio[p].pfc_retry;
 	}
 	port->reprime = false;
+	busy |= retry;
 	WRITE_ONCE(port->quiet, !busy && !any);
 	mutex_unlock(&port->lock);
 
-	if (any) {
+	if (any || retry) {
 		rtnl_lock();
 		mutex_lock(&port->lock);
-		if (!port->dead)
+		if (!port->dead) {
 			for (p = 0; p < PFCWD_NUM_PRIO; p++)
 				if (events[p])
 					pfcwd_action_events(port, p, events[p]);
+			if (retry)
+				pfcwd_action_retry(port);
+		}
 		mutex_unlock(&port->lock);
 		rtnl_unlock();
 	}
 
-	next = busy ? c.now + fine : pfcwd_poll_quiet_next(c.now, quiet);
+	next = pfcwd_source_next_read(port, c.now, busy);
 	if (deadline < next)
 		next = max(deadline, c.now + PFCWD_POLL_SLACK_NS);
 	WRITE_ONCE(port->next_poll, next);

@@ -86,6 +86,7 @@ static void pfcwd_port_update_link(struct pfcwd_port *port)
 	struct ethtool_link_ksettings ks;
 	u32 speed = SPEED_10000;
 	u64 quanta_ns;
+	bool was_up;
 
 	if (!__ethtool_get_link_ksettings(port->dev, &ks) &&
 	    ks.base.speed != SPEED_UNKNOWN && ks.base.speed)
@@ -94,7 +95,10 @@ static void pfcwd_port_update_link(struct pfcwd_port *port)
 	quanta_ns = div_u64(65535ULL * 512 * 1000, speed);
 	port->hold_ns = quanta_ns;
 	pfcwd_swpfc_set_speed(port, speed);
+	was_up = port->link_up;
 	port->link_up = netif_running(port->dev) && netif_carrier_ok(port->dev);
+	if (was_up && !port->link_up)
+		pfcwd_action_carrier_lost(port);
 	port->reprime = true;
 	WRITE_ONCE(port->quiet, false);
 }
@@ -106,6 +110,7 @@ void pfcwd_port_storm_config(const struct pfcwd_port *port,
 
 	scfg->detect_ns = (u64)cfg->detect_ms * NSEC_PER_MSEC;
 	scfg->restore_ns = (u64)cfg->restore_ms * NSEC_PER_MSEC;
+	scfg->refresh_ns = pfcwd_source_refresh_ns(port);
 	scfg->hold_ns = port->hold_ns +
 			2ULL * READ_ONCE(pfcwd_params.poll_fine_us) * NSEC_PER_USEC;
 	scfg->storm_window_ns = (u64)READ_ONCE(pfcwd_params.storm_window_ms) *
@@ -114,7 +119,8 @@ void pfcwd_port_storm_config(const struct pfcwd_port *port,
 			       NSEC_PER_MSEC;
 	scfg->storm_limit = cfg->storm_limit;
 	scfg->slow_threshold = READ_ONCE(pfcwd_params.slow_threshold);
-	scfg->disables_pfc = port->has_dcb && cfg->action != PFCWD_ACTION_ALERT;
+	scfg->disables_pfc = pfcwd_action_device_pfc(port) &&
+			     cfg->action != PFCWD_ACTION_ALERT;
 }
 
 static struct pfcwd_port *pfcwd_port_create(struct net_device *dev)
@@ -164,6 +170,7 @@ static void pfcwd_port_teardown(struct pfcwd_port *port)
 		pfcwd_action_undo(port, p);
 	port->dead = true;
 	mutex_unlock(&port->lock);
+	pfcwd_source_free(port);
 
 	mutex_lock(&pfcwd_ports_lock);
 	hlist_del_rcu(&port->hnode);

@@ -14,9 +14,32 @@
  *      counters replace the others.
  * The port's receive progress comes from dev_get_stats().
  *
+ * Freshness of dcbnl counters (the driver's profile, profile.c):
+ *  - live: every read is fresh; read every poll_quiet_us while quiet,
+ *    every poll_fine_us while busy.
+ *  - forced: the driver publishes a copy, and get_ethtool_stats publishes
+ *    it at once (mlx5, ixgbe, i40e, ice).  Every read is preceded by a
+ *    forced refresh, which makes it fresh; reads are at most every
+ *    force_quiet_ms / force_busy_ms, the cost bound.
+ *  - published: a copy published every R ms that nothing can force (bnxt;
+ *    or a period learnt at run time).  Reading faster than R tells
+ *    nothing, so a quiet port is read once a period, just after the
+ *    publication once its phase is known, and a busy one around each
+ *    publication (a read shortly before, then every poll_fine_us until
+ *    the counters move or the window closes) and at the state machines'
+ *    deadlines.  A read whose counters did not move and that comes before
+ *    the next publication can have happened is marked stale: the state
+ *    machine then keeps the pause state the last publication showed
+ *    (storm.h).
+ *  - learnt: a driver not in the table starts live; if, while its
+ *    counters are followed closely, they move in jumps separated by reads
+ *    that saw nothing, each jump holding enough frames to have covered
+ *    the whole gap, the gap is its refresh period: the smallest such gap
+ *    seen is used from then on (logged).
+ *
  * Context: pfcwd_source_probe() and the reads run in process context with
- * RTNL held (the raw_* copies belong to the poller); pfcwd_source_sample()
- * needs only port->lock.
+ * RTNL held (the raw_* copies and the freshness fields belong to the
+ * poller); pfcwd_source_sample() needs only port->lock.
  */
 #include <linux/ethtool.h>
 #include <linux/netdevice.h>
@@ -25,6 +48,10 @@
 #include <net/dcbnl.h>
 
 #include "pfcwd.h"
+
+/* Learnt refresh periods: from 20 ms (faster is live enough) to 10 s. */
+#define PFCWD_LEARN_MIN_NS	(20 * NSEC_PER_MSEC)
+#define PFCWD_LEARN_MAX_NS	(10 * NSEC_PER_SEC)
 
 static bool pfcwd_source_has_dcb(const struct net_device *dev)
 {
@@ -41,13 +68,123 @@ void pfcwd_source_probe(struct pfcwd_port *port)
 
 	ASSERT_RTNL();
 	port->has_dcb = false;
+	port->counters = false;
+	pfcwd_profile_probe(port);
 	if (!pfcwd_source_has_dcb(dev))
 		return;
 	if (dev->dcbnl_ops->ieee_getpfc(dev, &pfc))
 		return;
 	port->has_dcb = true;
+	port->counters = !port->profile->no_counters;
 	port->pfc_en = pfc.pfc_en;
-	port->swapped = pfcwd_quirk_swapped(dev);
+	port->swapped = port->profile->swapped;
+	port->refresh_ms = port->profile->refresh_ms;
+	if (!port->counters)
+		pr_notice("%s: driver %s gives no PFC pause counters: pfcwd cannot see storms on it\n",
+			  port->name, port->profile->name);
+}
+
+/* The port's counters are a copy that nothing can refresh on demand. */
+static bool pfcwd_source_published(const struct pfcwd_port *port)
+{
+	return !port->profile->force && READ_ONCE(port->refresh_ms);
+}
+
+/*
+ * How long after a publication the next one may come: R plus the window
+ * within which pfcwd looks for it (publishing tasks run late by a few
+ * scheduler ticks; R / 32 covers them).
+ */
+static u64 pfcwd_source_window_ns(const struct pfcwd_port *port)
+{
+	u64 r = (u64)READ_ONCE(port->refresh_ms) * NSEC_PER_MSEC;
+	u64 fine = (u64)READ_ONCE(pfcwd_params.poll_fine_us) * NSEC_PER_USEC;
+
+	return r / 32 + 2 * fine;
+}
+
+/* The refresh period the state machines must allow for, ns (storm.h). */
+u64 pfcwd_source_refresh_ns(const struct pfcwd_port *port)
+{
+	if (!pfcwd_source_published(port))
+		return 0;
+	return (u64)READ_ONCE(port->refresh_ms) * NSEC_PER_MSEC +
+	       pfcwd_source_window_ns(port);
+}
+
+/* Forced refresh: get_ethtool_stats makes the driver publish.  RTNL. */
+static void pfcwd_source_force(struct pfcwd_port *port, u64 now)
+{
+	const struct ethtool_ops *ops = port->dev->ethtool_ops;
+	struct ethtool_stats *st = port->refresh_stats;
+	int n;
+
+	if (!ops || !ops->get_sset_count || !ops->get_ethtool_stats)
+		return;
+	n = ops->get_sset_count(port->dev, ETH_SS_STATS);
+	if (n <= 0 || n > PFCWD_ETHTOOL_STATS_MAX)
+		return;
+	if (!st || st->n_stats != n) {
+		kvfree(st);
+		port->refresh_stats = NULL;
+		st = kvzalloc(struct_size(st, data, n), GFP_KERNEL);
+		if (!st)
+			return;
+		st->n_stats = n;
+		port->refresh_stats = st;
+	}
+	ops->get_ethtool_stats(port->dev, st, st->data);
+	port->forced++;
+	port->last_forced = now;
+}
+
+/* At teardown, RTNL held: the poller no longer reads the port. */
+void pfcwd_source_free(struct pfcwd_port *port)
+{
+	ASSERT_RTNL();
+	kvfree(port->refresh_stats);
+	port->refresh_stats = NULL;
+}
+
+/* Reads per second, over windows of a second. */
+static void pfcwd_source_count_read(struct pfcwd_port *port, u64 now)
+{
+	port->reads++;
+	port->rate_reads++;
+	if (!port->rate_start) {
+		port->rate_start = now;
+	} else if (now - port->rate_start >= NSEC_PER_SEC) {
+		WRITE_ONCE(port->read_rate,
+			   div64_u64(port->rate_reads * NSEC_PER_SEC,
+				     now - port->rate_start));
+		port->rate_start = now;
+		port->rate_reads = 0;
+	}
+}
+
+/*
+ * A driver not in the table: do its counters move in jumps, a period
+ * apart?  @jump: the most frames any priority gained in this read.
+ */
+static void pfcwd_source_learn(struct pfcwd_port *port, u64 now, u64 jump)
+{
+	u64 gap = now - port->last_change;
+	u32 ms;
+
+	if (!port->profile->learn || !port->last_change ||
+	    port->unchanged_reads < 2 || gap < 16 * port->hold_ns ||
+	    gap < PFCWD_LEARN_MIN_NS || gap > PFCWD_LEARN_MAX_NS)
+		return;
+	/* Enough frames to have kept the priority paused all along. */
+	if (jump * port->hold_ns < gap)
+		return;
+	ms = div_u64(gap, NSEC_PER_MSEC);
+	if (port->refresh_ms && port->refresh_ms <= ms)
+		return;
+	WRITE_ONCE(port->refresh_ms, ms);
+	WRITE_ONCE(port->refresh_learnt, true);
+	pr_notice("%s: PFC counters refresh every %u ms (learnt); storms are seen that late\n",
+		  port->name, ms);
 }
 
 /*
@@ -58,27 +195,86 @@ bool pfcwd_source_read_pfc(struct pfcwd_port *port, struct pfcwd_counters *c)
 {
 	struct net_device *dev = port->dev;
 	struct ieee_pfc pfc = {};
+	u64 jump = 0;
 	bool moved;
+	int p, err;
 
 	ASSERT_RTNL();
 	memset(c, 0, sizeof(*c));
-	if (!port->has_dcb || dev->dcbnl_ops->ieee_getpfc(dev, &pfc)) {
+	if (!port->has_dcb) {
 		c->now = ktime_get_ns();
 		return true;
 	}
+	if (port->counters && port->profile->force)
+		pfcwd_source_force(port, ktime_get_ns());
+	err = dev->dcbnl_ops->ieee_getpfc(dev, &pfc);
+	c->now = ktime_get_ns();
+	pfcwd_source_count_read(port, c->now);
+	if (err) {
+		port->read_errors++;
+		return true;
+	}
+	c->pfc_en = pfc.pfc_en;
+	c->pfc_valid = true;
+	if (!port->counters)
+		return true;
 	memcpy(c->indications, port->swapped ? pfc.requests :
 	       pfc.indications, sizeof(c->indications));
 	memcpy(c->requests, port->swapped ? pfc.indications :
 	       pfc.requests, sizeof(c->requests));
-	c->pfc_en = pfc.pfc_en;
-	c->pfc_valid = true;
-	c->now = ktime_get_ns();
 
 	moved = memcmp(c->indications, port->raw_ind, sizeof(port->raw_ind)) ||
 		memcmp(c->requests, port->raw_req, sizeof(port->raw_req));
+	if (moved) {
+		for (p = 0; p < PFCWD_NUM_PRIO; p++)
+			jump = max(jump, pfcwd_counter_delta(port->raw_ind[p],
+							     c->indications[p]));
+		pfcwd_source_learn(port, c->now, jump);
+		port->last_change = c->now;
+		port->unchanged_reads = 0;
+	} else {
+		port->unchanged_reads++;
+		c->stale = pfcwd_source_published(port) && port->last_change &&
+			   c->now < port->last_change + pfcwd_source_refresh_ns(port);
+	}
 	memcpy(port->raw_ind, c->indications, sizeof(port->raw_ind));
 	memcpy(port->raw_req, c->requests, sizeof(port->raw_req));
 	return moved;
+}
+
+/*
+ * When to read @port next (poll.c adds the state machines' deadlines).
+ * Poller only.
+ */
+u64 pfcwd_source_next_read(struct pfcwd_port *port, u64 now, bool busy)
+{
+	const struct pfcwd_profile *prof = port->profile;
+	u64 quiet = pfcwd_poll_quiet_ns();
+	u64 fine = (u64)READ_ONCE(pfcwd_params.poll_fine_us) * NSEC_PER_USEC;
+	u64 r, cur, k;
+
+	if (port->counters && prof->force) {
+		quiet = max_t(u64, quiet, (u64)prof->force_quiet_ms * NSEC_PER_MSEC);
+		fine = max_t(u64, fine, (u64)prof->force_busy_ms * NSEC_PER_MSEC);
+	}
+	if (!port->counters || !pfcwd_source_published(port) ||
+	    READ_ONCE(port->push_active))
+		return busy ? now + fine : pfcwd_poll_quiet_next(now, quiet);
+
+	r = (u64)READ_ONCE(port->refresh_ms) * NSEC_PER_MSEC;
+	if (!port->last_change)		/* phase unknown: once a period */
+		return now + max(r, quiet);
+	/* cur: the latest point of the publication grid, at or before now. */
+	k = div64_u64(now - port->last_change, r);
+	cur = port->last_change + k * r;
+	if (!busy)			/* just after the next publication */
+		return cur + r + fine;
+	if (!k)				/* this period's change was seen */
+		return cur + r - fine;
+	/* Not yet: look every fine until the window closes. */
+	if (now < cur + pfcwd_source_window_ns(port))
+		return now + fine;
+	return max(cur + r - fine, now + fine);
 }
 
 /* The port's receive counter, for NIC-side storms; RTNL held. */
@@ -104,6 +300,8 @@ void pfcwd_source_sample(struct pfcwd_port *port, int prio,
 	s->tx_pause = c->requests[prio];
 	s->rx_packets = c->rx_packets;
 	s->valid = PFCWD_SAMPLE_RX;
+	if (c->stale)
+		s->valid |= PFCWD_SAMPLE_STALE;
 	if (READ_ONCE(port->push_active)) {
 		s->rx_pause = atomic64_read(&push->xoff);
 		s->xoff_first = atomic64_xchg(&push->first, 0);
@@ -177,9 +375,34 @@ enum pfcwd_source pfcwd_port_source(const struct pfcwd_port *port)
 {
 	if (READ_ONCE(port->push_active))
 		return PFCWD_SOURCE_PUSH;
-	if (port->has_dcb)
+	if (port->has_dcb && port->counters)
 		return PFCWD_SOURCE_DCB;
 	if (READ_ONCE(port->swpfc.active))
 		return PFCWD_SOURCE_SOFTWARE;
 	return PFCWD_SOURCE_NONE;
+}
+
+/*
+ * How late a storm on @port may be detected beyond T0 (and restored beyond
+ * T1): when the counters first show it, plus one busy read, plus twice the
+ * poller's own measured lateness.  Any context (READ_ONCE).
+ */
+u64 pfcwd_port_granularity_ns(const struct pfcwd_port *port)
+{
+	const struct pfcwd_profile *prof = port->profile;
+	u64 quiet = pfcwd_poll_quiet_ns();
+	u64 fine = (u64)READ_ONCE(pfcwd_params.poll_fine_us) * NSEC_PER_USEC;
+	u64 late = 2 * READ_ONCE(pfcwd_poll_stats.late_ns);
+
+	if (port->counters && prof->force) {
+		quiet = max_t(u64, quiet, (u64)prof->force_quiet_ms * NSEC_PER_MSEC);
+		fine = max_t(u64, fine, (u64)prof->force_busy_ms * NSEC_PER_MSEC);
+	} else if (port->counters && pfcwd_source_published(port) &&
+		   !READ_ONCE(port->push_active)) {
+		/* A publication, then the window that finds it. */
+		quiet = pfcwd_source_refresh_ns(port);
+		if (!READ_ONCE(port->last_change))	/* phase unknown */
+			quiet += (u64)READ_ONCE(port->refresh_ms) * NSEC_PER_MSEC;
+	}
+	return quiet + fine + late;
 }

@@ -98,6 +98,9 @@ static unsigned int pfcwd_storm_enter(struct pfcwd_storm *sm,
 	sm->storm_samples = 0;
 	sm->xoff_while_mitigated = false;
 	sm->blind_suspect = false;
+	sm->pub_paused = true;
+	sm->rate_frames = sm->pause_frames;
+	sm->rate_span = sm->pause_last - sm->pause_start;
 
 	pfcwd_storm_record(sm, now);
 	if (latch == PFCWD_LATCH_NONE && cfg->storm_limit &&
@@ -212,7 +215,9 @@ static unsigned int pfcwd_storm_rx(struct pfcwd_storm *sm,
 		}
 		if (last > sm->pause_last)
 			sm->pause_last = last;
-	} else if (sm->pause_start && now > sm->pause_last + cfg->hold_ns) {
+	} else if (sm->pause_start &&
+		   (cfg->refresh_ns || now > sm->pause_last + cfg->hold_ns)) {
+		/* A publication without XOFF ends a pause at once. */
 		sm->pause_start = 0;
 		sm->pause_last = 0;
 	}
@@ -231,7 +236,7 @@ static unsigned int pfcwd_storm_rx(struct pfcwd_storm *sm,
 
 		if (from < sm->blind_from)
 			from = sm->blind_from;
-		if (from < sm->blind_from + 2 * cfg->hold_ns)
+		if (from < sm->blind_from + 2 * cfg->hold_ns + cfg->refresh_ns)
 			return pfcwd_storm_enter(sm, cfg, now,
 						 PFCWD_LATCH_BLIND);
 	}
@@ -242,25 +247,10 @@ static unsigned int pfcwd_storm_rx(struct pfcwd_storm *sm,
 }
 
 /* STORMED: restoration once no XOFF came for T1. */
-static unsigned int pfcwd_storm_mitigating(struct pfcwd_storm *sm,
-					   const struct pfcwd_storm_config *cfg,
-					   const struct pfcwd_sample *s,
-					   bool xoff, u64 last)
+static unsigned int pfcwd_storm_restoring(struct pfcwd_storm *sm,
+					  const struct pfcwd_storm_config *cfg,
+					  u64 now)
 {
-	u64 now = s->now;
-
-	/*
-	 * The first sample after detection spans the moment the action took
-	 * effect: frames it saw may predate it.  Later ones may not.
-	 */
-	if (xoff) {
-		if (last > sm->xoff_last)
-			sm->xoff_last = last;
-		if (sm->storm_samples >= 1)
-			sm->xoff_while_mitigated = true;
-	}
-	sm->storm_samples++;
-
 	if (sm->state != PFCWD_STORMED || now - sm->xoff_last < cfg->restore_ns)
 		return 0;
 
@@ -273,7 +263,62 @@ static unsigned int pfcwd_storm_mitigating(struct pfcwd_storm *sm,
 	sm->pause_start = 0;
 	sm->pause_last = 0;
 	sm->pause_floor = now;
+	sm->pub_paused = false;
 	return PFCWD_EV_RESTORED;
+}
+
+/*
+ * Published counters, STORMED: @n frames over the interval [@from, @to].
+ * Fewer than half what the storm's highest rate predicts means it ran out
+ * within the interval: returns where, else @to.  Keeps the rate.
+ */
+static u64 pfcwd_storm_pub_end(struct pfcwd_storm *sm, u64 n, u64 from, u64 to)
+{
+	u64 len = to - from, end = to;
+
+	if (len < 1024)
+		return to;
+	/* in units of 1024 ns, against overflow */
+	if (sm->rate_span >= 1024 &&
+	    2 * n * (sm->rate_span >> 10) < sm->rate_frames * (len >> 10)) {
+		end = from + pfcwd_div_u64(n * (sm->rate_span >> 10),
+					   sm->rate_frames ?: 1) * 1024;
+		if (end > to)
+			end = to;
+	}
+	if (!sm->rate_span || n * (sm->rate_span >> 10) > sm->rate_frames * (len >> 10)) {
+		sm->rate_frames = n;
+		sm->rate_span = len;
+	}
+	return end;
+}
+static unsigned int pfcwd_storm_mitigating(struct pfcwd_storm *sm,
+					   const struct pfcwd_storm_config *cfg,
+					   const struct pfcwd_sample *s,
+					   u64 n, u64 last)
+{
+	u64 now = s->now;
+	bool xoff = n > 0;
+
+	/*
+	 * The first sample after detection spans the moment the action took
+	 * effect: frames it saw may predate it.  Later ones may not.
+	 */
+	if (xoff) {
+		if (cfg->refresh_ns) {
+			last = pfcwd_storm_pub_end(sm, n, sm->prev_now, now);
+			sm->pub_paused = last == now;
+		}
+		if (last > sm->xoff_last)
+			sm->xoff_last = last;
+		if (sm->storm_samples >= 1)
+			sm->xoff_while_mitigated = true;
+	} else {
+		sm->pub_paused = false;
+	}
+	sm->storm_samples++;
+
+	return pfcwd_storm_restoring(sm, cfg, now);
 }
 
 /* Generated pause while nothing is received: a NIC-side storm. */
@@ -360,6 +405,37 @@ static unsigned int pfcwd_storm_slow(struct pfcwd_storm *sm,
 	return 0;
 }
 
+/*
+ * A read of published counters that cannot have seen a new publication:
+ * nothing is learnt, only time passes (storm.h).  Transitions that are
+ * due on what the last publication showed happen.
+ */
+static unsigned int pfcwd_storm_stale(struct pfcwd_storm *sm,
+				      const struct pfcwd_storm_config *cfg,
+				      u64 now)
+{
+	unsigned int ev = 0;
+
+	if (sm->state == PFCWD_OPERATIONAL && sm->pause_start &&
+	    now - sm->pause_start >= cfg->detect_ns)
+		ev |= pfcwd_storm_enter(sm, cfg, now, PFCWD_LATCH_NONE);
+	else if (sm->state == PFCWD_STORMED && !sm->pub_paused)
+		ev |= pfcwd_storm_restoring(sm, cfg, now);
+
+	if (sm->tx_start && sm->state != PFCWD_LATCHED &&
+	    now - sm->tx_start >= cfg->detect_ns) {
+		sm->stats.tx_storms++;
+		if (sm->state == PFCWD_OPERATIONAL)
+			sm->stormed_at = now;
+		sm->state = PFCWD_LATCHED;
+		sm->latch = PFCWD_LATCH_TX_STORM;
+		sm->tx_start = 0;
+		sm->tx_last = 0;
+		ev |= PFCWD_EV_TX_STORM | PFCWD_EV_LATCHED;
+	}
+	return ev;
+}
+
 /**
  * pfcwd_storm_sample - feed one observation to the machine
  * @sm: the machine
@@ -377,14 +453,15 @@ unsigned int pfcwd_storm_sample(struct pfcwd_storm *sm,
 				const struct pfcwd_sample *s)
 {
 	u64 d_rx_pause, d_tx_pause, d_tx_packets = 0, d_rx_packets = 0;
+	u8 valid = s->valid & ~PFCWD_SAMPLE_STALE;
 	u64 first, last;
 	unsigned int ev = 0;
-	bool xoff, tx_moved;
+	bool tx_moved;
 
-	if (!sm->primed || (s->valid & ~sm->valid)) {
+	if (!sm->primed || (valid & ~sm->valid)) {
 		/* First sample, or a counter that was not there before. */
 		sm->primed = true;
-		sm->valid = s->valid;
+		sm->valid = valid;
 		sm->prev_now = s->now;
 		sm->prev_rx_pause = s->rx_pause;
 		sm->prev_tx_pause = s->tx_pause;
@@ -398,6 +475,8 @@ unsigned int pfcwd_storm_sample(struct pfcwd_storm *sm,
 	}
 	if (s->now < sm->prev_now)
 		return 0;
+	if (s->valid & PFCWD_SAMPLE_STALE)
+		return pfcwd_storm_stale(sm, cfg, s->now);
 
 	d_rx_pause = pfcwd_counter_delta(sm->prev_rx_pause, s->rx_pause);
 	d_tx_pause = pfcwd_counter_delta(sm->prev_tx_pause, s->tx_pause);
@@ -411,7 +490,6 @@ unsigned int pfcwd_storm_sample(struct pfcwd_storm *sm,
 	sm->stats.tx_pause += d_tx_pause;
 
 	/* Exact times, when given, cannot be later than the sample. */
-	xoff = d_rx_pause > 0;
 	first = s->xoff_first && s->xoff_first < s->now ? s->xoff_first : s->now;
 	last = s->xoff_last && s->xoff_last < s->now ? s->xoff_last : s->now;
 	if (first > last)
@@ -422,20 +500,21 @@ unsigned int pfcwd_storm_sample(struct pfcwd_storm *sm,
 		ev |= pfcwd_storm_rx(sm, cfg, s, d_rx_pause, first, last,
 				     tx_moved);
 	else
-		ev |= pfcwd_storm_mitigating(sm, cfg, s, xoff, last);
+		ev |= pfcwd_storm_mitigating(sm, cfg, s, d_rx_pause, last);
 
 	/*
 	 * The loop shows at once or not at all: a sample 2 * hold_ns after
 	 * PFC came back that did not latch above ends the watch.
 	 */
-	if (sm->blind_suspect && s->now >= sm->blind_from + 2 * cfg->hold_ns)
+	if (sm->blind_suspect &&
+	    s->now >= sm->blind_from + 2 * cfg->hold_ns + cfg->refresh_ns)
 		sm->blind_suspect = false;
 
 	ev |= pfcwd_storm_tx(sm, cfg, s, d_tx_pause, d_rx_packets);
 	ev |= pfcwd_storm_slow(sm, cfg, s->now, d_tx_pause);
 
 	/* A counter that goes away is re-primed when it comes back. */
-	sm->valid = s->valid;
+	sm->valid = valid;
 	sm->prev_now = s->now;
 	sm->prev_rx_pause = s->rx_pause;
 	sm->prev_tx_pause = s->tx_pause;
@@ -502,7 +581,8 @@ u64 pfcwd_storm_deadline(const struct pfcwd_storm *sm,
 
 	if (sm->state == PFCWD_OPERATIONAL && sm->pause_start)
 		t = sm->pause_start + cfg->detect_ns;
-	else if (sm->state == PFCWD_STORMED)
+	else if (sm->state == PFCWD_STORMED &&
+		 !(cfg->refresh_ns && sm->pub_paused))
 		t = sm->xoff_last + cfg->restore_ns;
 	if (sm->tx_start && sm->state != PFCWD_LATCHED &&
 	    sm->tx_start + cfg->detect_ns < t)

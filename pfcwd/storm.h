@@ -41,6 +41,25 @@
  * pause frames sent stayed above cfg->slow_threshold frames/s for
  * cfg->slow_window_ns, measured over buckets of PFCWD_SLOW_BUCKET_NS.
  *
+ * Published counters (cfg->refresh_ns > 0): many drivers report a copy of
+ * their counters that a periodic task refreshes every R (storm.h's caller
+ * knows R, from the driver's profile or learnt).  Between two
+ * publications the counters stand still whatever happens, so a read that
+ * cannot have seen a new publication is marked PFCWD_SAMPLE_STALE and
+ * changes nothing the machine knows: the pause state is the one the last
+ * publication showed, until the next one says otherwise.  A pause seen in
+ * a publication therefore goes on until a publication shows no XOFF, and
+ * is detected T0 after it was first seen (within R of its start); bursts
+ * shorter than T0 - R cannot be detected, longer ones may be when R is
+ * not shorter than T0 (nothing can tell them from a storm in time).  While
+ * STORMED, a publication with fewer than half the frames the storm's rate
+ * predicts for its interval ends the storm within it: the last XOFF is
+ * placed where that rate says the frames ran out, and restoration comes T1
+ * after that (stale reads may restore then); a publication with no XOFF
+ * at all ends it at the previous one.  Restoration thus lands within
+ * [T1, T1 + R] of the storm's end.  The refresh period also widens the
+ * blind-counter watch below by R: a loop shows in the next publication.
+ *
  * Blind sources: some NICs stop counting received pause frames once the
  * priority is no longer in pfc_en.  Mitigation clears pfc_en, the counter
  * goes quiet, restoration re-enables PFC and the storm is back at once: a
@@ -85,11 +104,13 @@ enum pfcwd_latch {
 #define PFCWD_SAMPLE_TX		0x01	/* tx_packets */
 #define PFCWD_SAMPLE_RX		0x02	/* rx_packets */
 #define PFCWD_SAMPLE_PAUSE	0x04	/* pause_since: exact pause state */
+#define PFCWD_SAMPLE_STALE	0x08	/* counters not republished since */
 
 struct pfcwd_storm_config {
 	u64 detect_ns;		/* T0 */
 	u64 restore_ns;		/* T1 */
 	u64 hold_ns;		/* largest gap within one continuous pause */
+	u64 refresh_ns;		/* counters published this often; 0 = live */
 	u64 storm_window_ns;	/* storm limit window */
 	u64 slow_window_ns;	/* slow receiver: how long the rate must stay high */
 	u32 storm_limit;	/* storms per window that latch; 0 = no limit */
@@ -157,6 +178,9 @@ struct pfcwd_storm {
 	u64 xoff_last;		/* last XOFF observation */
 	u32 storm_samples;	/* samples since detection */
 	bool xoff_while_mitigated;
+	bool pub_paused;	/* published counters: last one showed pause */
+	u64 rate_frames;	/* STORMED: the storm's highest rate seen, */
+	u64 rate_span;		/* as frames over ns */
 
 	/* After a restoration that saw no XOFF while PFC was off. */
 	bool blind_suspect;

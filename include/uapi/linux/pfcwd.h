@@ -38,6 +38,20 @@ enum pfcwd_action {
 #define PFCWD_ACTION_MAX	(__PFCWD_ACTION_CNT - 1)
 
 /* State of one priority. */
+/*
+ * May mitigation take a priority out of the device's pfc_en?  auto: where
+ * the driver's profile says setpfc is harmless, until pfcwd sees its own
+ * setpfc take the carrier down; on: always; off: never (the datapath only).
+ */
+enum pfcwd_device_action {
+	PFCWD_DEVICE_ACTION_AUTO,
+	PFCWD_DEVICE_ACTION_ON,
+	PFCWD_DEVICE_ACTION_OFF,
+	__PFCWD_DEVICE_ACTION_CNT
+};
+
+#define PFCWD_DEVICE_ACTION_MAX	(__PFCWD_DEVICE_ACTION_CNT - 1)
+
 enum pfcwd_prio_state {
 	PFCWD_PRIO_STATE_OPERATIONAL,	/* lossless, watched */
 	PFCWD_PRIO_STATE_STORMED,	/* mitigating a storm */
