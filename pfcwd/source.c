@@ -103,13 +103,27 @@ static u64 pfcwd_source_window_ns(const struct pfcwd_port *port)
 	return r / 32 + 2 * fine;
 }
 
-/* The refresh period the state machines must allow for, ns (storm.h). */
-u64 pfcwd_source_refresh_ns(const struct pfcwd_port *port)
+/*
+ * The refresh period the state machines must allow for, and the window
+ * within which a publication is looked for, ns (storm.h).
+ */
+void pfcwd_source_refresh(const struct pfcwd_port *port, u64 *period,
+			  u64 *window)
 {
+	*period = 0;
+	*window = 0;
 	if (!pfcwd_source_published(port))
-		return 0;
-	return (u64)READ_ONCE(port->refresh_ms) * NSEC_PER_MSEC +
-	       pfcwd_source_window_ns(port);
+		return;
+	*period = (u64)READ_ONCE(port->refresh_ms) * NSEC_PER_MSEC;
+	*window = pfcwd_source_window_ns(port);
+}
+
+static u64 pfcwd_source_stale_ns(const struct pfcwd_port *port)
+{
+	u64 period, window;
+
+	pfcwd_source_refresh(port, &period, &window);
+	return period + window;
 }
 
 /* Forced refresh: get_ethtool_stats makes the driver publish.  RTNL. */
@@ -235,7 +249,7 @@ bool pfcwd_source_read_pfc(struct pfcwd_port *port, struct pfcwd_counters *c)
 	} else {
 		port->unchanged_reads++;
 		c->stale = pfcwd_source_published(port) && port->last_change &&
-			   c->now < port->last_change + pfcwd_source_refresh_ns(port);
+			   c->now < port->last_change + pfcwd_source_stale_ns(port);
 	}
 	memcpy(port->raw_ind, c->indications, sizeof(port->raw_ind));
 	memcpy(port->raw_req, c->requests, sizeof(port->raw_req));
@@ -400,7 +414,7 @@ u64 pfcwd_port_granularity_ns(const struct pfcwd_port *port)
 	} else if (port->counters && pfcwd_source_published(port) &&
 		   !READ_ONCE(port->push_active)) {
 		/* A publication, then the window that finds it. */
-		quiet = pfcwd_source_refresh_ns(port);
+		quiet = pfcwd_source_stale_ns(port);
 		if (!READ_ONCE(port->last_change))	/* phase unknown */
 			quiet += (u64)READ_ONCE(port->refresh_ms) * NSEC_PER_MSEC;
 	}

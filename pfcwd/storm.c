@@ -99,8 +99,14 @@ static unsigned int pfcwd_storm_enter(struct pfcwd_storm *sm,
 	sm->xoff_while_mitigated = false;
 	sm->blind_suspect = false;
 	sm->pub_paused = true;
-	sm->rate_frames = sm->pause_frames;
-	sm->rate_span = sm->pause_last - sm->pause_start;
+	/* The storm's rate: its first interval's (set there), or more. */
+	if (sm->pause_last - sm->pause_start >= 1024 &&
+	    (!sm->rate_span ||
+	     sm->pause_frames * (sm->rate_span >> 10) >
+	     sm->rate_frames * ((sm->pause_last - sm->pause_start) >> 10))) {
+		sm->rate_frames = sm->pause_frames;
+		sm->rate_span = sm->pause_last - sm->pause_start;
+	}
 
 	pfcwd_storm_record(sm, now);
 	if (latch == PFCWD_LATCH_NONE && cfg->storm_limit &&
@@ -210,6 +216,13 @@ static unsigned int pfcwd_storm_rx(struct pfcwd_storm *sm,
 			sm->pause_start = first;
 			sm->pause_last = first;
 			sm->pause_frames = 0;
+			/*
+			 * Published counters: the frames that began it came
+			 * over the whole interval, at least; a lower bound of
+			 * the rate, for when the storm ends (STORMED).
+			 */
+			sm->rate_frames = cfg->refresh_ns ? n : 0;
+			sm->rate_span = cfg->refresh_ns;
 		} else {
 			sm->pause_frames += n;
 		}
@@ -236,7 +249,8 @@ static unsigned int pfcwd_storm_rx(struct pfcwd_storm *sm,
 
 		if (from < sm->blind_from)
 			from = sm->blind_from;
-		if (from < sm->blind_from + 2 * cfg->hold_ns + cfg->refresh_ns)
+		if (from < sm->blind_from + 2 * cfg->hold_ns + cfg->refresh_ns +
+			       cfg->refresh_window_ns)
 			return pfcwd_storm_enter(sm, cfg, now,
 						 PFCWD_LATCH_BLIND);
 	}
@@ -269,18 +283,24 @@ static unsigned int pfcwd_storm_restoring(struct pfcwd_storm *sm,
 
 /*
  * Published counters, STORMED: @n frames over the interval [@from, @to].
- * Fewer than half what the storm's highest rate predicts means it ran out
- * within the interval: returns where, else @to.  Keeps the rate.
+ * Fewer than the storm's highest rate predicts, by more than 1/16, means
+ * it ran out within the interval: returns where, else @to.  Keeps the
+ * rate.  (A storm whose rate falls by more than that while it goes on is
+ * restored T1 after the estimate and detected again from the next
+ * publication; a tighter tolerance trades that for restoring on time.)
  */
 static u64 pfcwd_storm_pub_end(struct pfcwd_storm *sm, u64 n, u64 from, u64 to)
 {
 	u64 len = to - from, end = to;
 
+	if (to < from)
+		return to;
+
 	if (len < 1024)
 		return to;
 	/* in units of 1024 ns, against overflow */
 	if (sm->rate_span >= 1024 &&
-	    2 * n * (sm->rate_span >> 10) < sm->rate_frames * (len >> 10)) {
+	    16 * n * (sm->rate_span >> 10) < 15 * sm->rate_frames * (len >> 10)) {
 		end = from + pfcwd_div_u64(n * (sm->rate_span >> 10),
 					   sm->rate_frames ?: 1) * 1024;
 		if (end > to)
@@ -306,7 +326,8 @@ static unsigned int pfcwd_storm_mitigating(struct pfcwd_storm *sm,
 	 */
 	if (xoff) {
 		if (cfg->refresh_ns) {
-			last = pfcwd_storm_pub_end(sm, n, sm->prev_now, now);
+			last = pfcwd_storm_pub_end(sm, n, now - cfg->refresh_ns,
+						   now);
 			sm->pub_paused = last == now;
 		}
 		if (last > sm->xoff_last)
@@ -507,7 +528,8 @@ unsigned int pfcwd_storm_sample(struct pfcwd_storm *sm,
 	 * PFC came back that did not latch above ends the watch.
 	 */
 	if (sm->blind_suspect &&
-	    s->now >= sm->blind_from + 2 * cfg->hold_ns + cfg->refresh_ns)
+	    s->now >= sm->blind_from + 2 * cfg->hold_ns + cfg->refresh_ns +
+			       cfg->refresh_window_ns)
 		sm->blind_suspect = false;
 
 	ev |= pfcwd_storm_tx(sm, cfg, s, d_tx_pause, d_rx_packets);

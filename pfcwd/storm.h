@@ -52,12 +52,15 @@
  * is detected T0 after it was first seen (within R of its start); bursts
  * shorter than T0 - R cannot be detected, longer ones may be when R is
  * not shorter than T0 (nothing can tell them from a storm in time).  While
- * STORMED, a publication with fewer than half the frames the storm's rate
- * predicts for its interval ends the storm within it: the last XOFF is
- * placed where that rate says the frames ran out, and restoration comes T1
- * after that (stale reads may restore then); a publication with no XOFF
- * at all ends it at the previous one.  Restoration thus lands within
- * [T1, T1 + R] of the storm's end.  The refresh period also widens the
+ * STORMED, a publication with fewer frames than the storm's highest rate
+ * predicts for its interval (by more than 1/16) ends the storm within it:
+ * the last XOFF is placed where that rate says the frames ran out, and
+ * restoration comes T1 after that (stale reads may restore then); a
+ * publication with no XOFF at all ends it at the previous one, which the
+ * reader knows only R plus its window (refresh_window_ns) after it.  Each
+ * publication's frames came over the R before it, whenever it is read.  Restoration
+ * thus lands within [T1, T1 + R] of the storm's end when T1 is at least
+ * R / 16 plus the window, and within R + R / 16 + the window otherwise.  The refresh period also widens the
  * blind-counter watch below by R: a loop shows in the next publication.
  *
  * Blind sources: some NICs stop counting received pause frames once the
@@ -111,6 +114,7 @@ struct pfcwd_storm_config {
 	u64 restore_ns;		/* T1 */
 	u64 hold_ns;		/* largest gap within one continuous pause */
 	u64 refresh_ns;		/* counters published this often; 0 = live */
+	u64 refresh_window_ns;	/* ...each up to this late */
 	u64 storm_window_ns;	/* storm limit window */
 	u64 slow_window_ns;	/* slow receiver: how long the rate must stay high */
 	u32 storm_limit;	/* storms per window that latch; 0 = no limit */

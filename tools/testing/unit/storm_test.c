@@ -11,7 +11,7 @@
 #include "../../../pfcwd/storm.h"
 #include "tap.h"
 
-#define N_TESTS		272
+#define N_TESTS		(272 + 36 + 3)
 
 #define US(n)		((u64)(n) * 1000ULL)
 #define MS(n)		((u64)(n) * PFCWD_NSEC_PER_MSEC)
@@ -1666,6 +1666,150 @@ static void test_late_samples(void)
 	tap_ok(x.sm.pause_start == start, "a rising rate continues the pause");
 }
 
+
+/*
+ * Published counters (storm.h): the driver publishes a copy of its
+ * counters every R, at phase + k * R; pfcwd reads every TICK and marks a
+ * read stale when nothing moved and the next publication (with a window
+ * of R / 32 + 2 ms, as source.c) cannot have come yet.
+ */
+struct pub {
+	struct sim x;
+	u64 r, phase;
+	u64 live;		/* the device's own count */
+	u64 rate;		/* XOFF per TICK while paused */
+	u64 on, off;		/* the pause: [on, off) */
+	u64 last_change;	/* read that saw the copy move */
+	u64 seen;		/* the copy as last read */
+	u64 next_pub;
+};
+
+static void pub_init(struct pub *p, u64 r, u64 t0, u64 t1)
+{
+	struct pfcwd_storm_config cfg = cfg_t(t0, t1);
+
+	cfg.refresh_ns = r;
+	cfg.refresh_window_ns = r / 32 + MS(2);
+	memset(p, 0, sizeof(*p));
+	sim_init(&p->x, &cfg, 0);
+	p->r = r;
+	p->phase = rng_between(1, r / TICK - 1) * TICK;
+	p->next_pub = BASE + p->phase;
+	p->rate = 10;
+}
+
+/* One read at the next TICK. */
+static void pub_step(struct pub *p)
+{
+	u64 now = p->x.s.now + TICK;
+
+	if (now > p->on && now <= p->off)
+		p->live += p->rate;
+	if (now >= p->next_pub) {
+		p->x.s.rx_pause = p->live;
+		p->next_pub += p->r;
+	}
+	p->x.s.valid = 0;
+	if (p->x.s.rx_pause != p->seen) {
+		p->seen = p->x.s.rx_pause;
+		p->last_change = now;
+	} else if (p->last_change &&
+		   now < p->last_change + p->x.cfg.refresh_ns +
+			 p->x.cfg.refresh_window_ns) {
+		p->x.s.valid = PFCWD_SAMPLE_STALE;
+	}
+	/* sim_step() grows nothing: the rates are 0 */
+	sim_step(&p->x, now);
+}
+
+static void pub_until(struct pub *p, u64 t)
+{
+	while (p->x.s.now + TICK <= t)
+		pub_step(p);
+}
+
+static void test_published(u64 r, u64 t0, u64 t1, u64 len)
+{
+	u64 det = 0, res = 0, worst_det = 0, worst_res = 0, late_det, late_res;
+	u64 bound;
+	bool once = true, never_early = true;
+	struct pub p;
+	int i;
+
+	for (i = 0; i < 20; i++) {
+		pub_init(&p, r, t0, t1);
+		p.on = BASE + rng_between(1, 2 * r / TICK) * TICK;
+		p.off = p.on + len;
+		pub_until(&p, p.off + 3 * r + SEC(1));
+		once &= p.x.sm.stats.detected == 1 && p.x.sm.stats.restored == 1 &&
+			in_state(&p.x, PFCWD_OPERATIONAL, PFCWD_LATCH_NONE);
+		det = p.x.sm.stats.last_detected_at;
+		res = p.x.sm.stats.last_restored_at;
+		never_early &= det >= p.on + t0 && res >= p.off + t1;
+		late_det = det - p.on - t0;
+		late_res = res - p.off - t1;
+		worst_det = late_det > worst_det ? late_det : worst_det;
+		worst_res = late_res > worst_res ? late_res : worst_res;
+	}
+	tap_ok(once, "published every %llu ms, %s: a %llu ms storm is detected once and restored once (20 phases)",
+	       ms(r), tag, ms(len));
+	tap_ok(never_early, "published every %llu ms, %s: never before T0 / T1", ms(r), tag);
+	tap_ok(worst_det <= r + TICK,
+	       "published every %llu ms, %s: detection within T0 + R + tick (worst %llu ms late)",
+	       ms(r), tag, ms(worst_det));
+	/*
+	 * storm.h: T1 + R, or R + R / 16 + the window when T1 is shorter,
+	 * once the storm covered a whole publication interval (it lasted 2R);
+	 * a shorter one may be known to have ended only a period later.
+	 */
+	bound = r + (r / 16 + r / 32 + MS(2) > t1 ? r / 16 + r / 32 + MS(2) - t1 : 0);
+	if (len < 2 * r)
+		bound += r;
+	tap_ok(worst_res <= bound + TICK,
+	       "published every %llu ms, %s: restoration within T1 + %llu ms + tick (worst %llu ms late)",
+	       ms(r), tag, ms(bound), ms(worst_res));
+}
+
+/* With R shorter than T0, bursts shorter than T0 - R are never storms. */
+static void test_published_bursts(void)
+{
+	u64 r = MS(100), t0 = MS(300), t1 = MS(200);
+	unsigned int detected = 0;
+	struct pub p;
+	int i;
+
+	for (i = 0; i < 20; i++) {
+		u64 t;
+
+		pub_init(&p, r, t0, t1);
+		/* 150 ms bursts, 400 ms apart, for 5 s */
+		for (t = BASE + SEC(1); t < BASE + SEC(6); t += MS(400)) {
+			p.on = t;
+			p.off = t + MS(150);
+			pub_until(&p, t + MS(400));
+		}
+		detected += p.x.sm.stats.detected;
+	}
+	tap_ok(!detected, "published every 100 ms, T0 300: 150 ms bursts are never detected (%u)",
+	       detected);
+
+	/* The same bursts merged into one: detected. */
+	pub_init(&p, r, t0, t1);
+	p.on = BASE + SEC(1);
+	p.off = p.on + MS(600);
+	pub_until(&p, p.off + SEC(1));
+	tap_ok(p.x.sm.stats.detected == 1,
+	       "published every 100 ms, T0 300: a 600 ms pause is detected");
+
+	/* Stale reads never end a pause: no read between publications does. */
+	pub_init(&p, SEC(1), MS(2500), MS(200));
+	p.on = BASE + MS(1500);
+	p.off = p.on + SEC(5);
+	pub_until(&p, p.off);
+	tap_ok(p.x.sm.stats.detected == 1 && p.x.sm.state == PFCWD_STORMED,
+	       "published every 1000 ms, T0 2500: one pause across several publications is detected once");
+}
+
 int main(void)
 {
 	/* T0, T1: the default, a short one, and T1 != T0 to tell them apart */
@@ -1707,5 +1851,13 @@ int main(void)
 	test_deadline_busy();
 	test_forget_clear();
 	test_names();
+	for (i = 0; i < ARRAY_SIZE(times); i++) {
+		snprintf(tag, sizeof(tag), "T0 %llu T1 %llu ms",
+			 ms(times[i][0]), ms(times[i][1]));
+		test_published(SEC(1), times[i][0], times[i][1], SEC(3));
+		test_published(SEC(2), times[i][0], times[i][1], SEC(3));
+		test_published(SEC(2), times[i][0], times[i][1], SEC(5));
+	}
+	test_published_bursts();
 	return tap_done();
 }
