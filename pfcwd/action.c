@@ -20,7 +20,9 @@
  * reconfigure every VSI, hns3 resets the netdev).  The port's
  * device-action decides: on - always; off - never, mitigation stays in the
  * datapath (qdisc and ingress hook); auto - where the profile says setpfc
- * is harmless, until pfcwd sees its own setpfc take the carrier down
+ * is harmless and the counters keep counting while the bit is off (else
+ * restoration would be blind), until pfcwd sees its own setpfc take the
+ * carrier down
  * (pfcwd_action_carrier_lost(): at once, or from the link watch within
  * PFCWD_SETPFC_BOUNCE_NS), which is logged and shown.  Every pfc_en change
  * pfcwd makes is announced with dcbnl_ieee_notify() so DCBX agents see it.
@@ -82,7 +84,12 @@ bool pfcwd_action_device_pfc(const struct pfcwd_port *port)
 	case PFCWD_DEVICE_ACTION_OFF:
 		return false;
 	default:
+		/*
+		 * Also not where the counters stop while the bit is off:
+		 * restoration would be blind (ixgbe, which has no RDMA).
+		 */
 		return !port->profile->setpfc_disruptive &&
+		       !port->profile->blind_when_off &&
 		       !READ_ONCE(port->setpfc_hurts);
 	}
 }

@@ -41,15 +41,22 @@ static void pfcwd_debugfs_port(struct seq_file *m, struct pfcwd_port *port)
 
 	pfcwd_prio_list_format(port->cfg.prios, prios, sizeof(prios));
 	pfcwd_prio_list_format(port->pfc_en, pfc, sizeof(pfc));
-	seq_printf(m, "%s enabled %d action %s prios %s pfc_en %s dcb %d push %d hold_us %llu granularity_us %llu next_poll_ns %lld ingress_hook %d\n",
+	seq_printf(m, "%s enabled %d action %s prios %s pfc_en %s dcb %d push %d hold_us %llu granularity_us %llu next_poll_ns %lld ingress_hook %d profile %s counters %d refresh_ms %u refresh_learnt %d reads %llu forced %llu read_errors %llu read_rate %u device_action %s device_pfc %d setpfc_hurts %d setpfc_errors %llu\n",
 		   port->name, port->cfg.enabled,
 		   pfcwd_action_name(port->cfg.action), prios[0] ? prios : "-",
 		   pfc[0] ? pfc : "-", port->has_dcb,
 		   READ_ONCE(port->push_active),
 		   div_u64(port->hold_ns, NSEC_PER_USEC),
-		   div_u64(pfcwd_poll_granularity_ns(), NSEC_PER_USEC),
+		   div_u64(pfcwd_port_granularity_ns(port), NSEC_PER_USEC),
 		   (s64)READ_ONCE(port->next_poll),
-		   pfcwd_ingress_active(port));
+		   pfcwd_ingress_active(port), port->profile->name,
+		   port->counters, READ_ONCE(port->refresh_ms),
+		   READ_ONCE(port->refresh_learnt), READ_ONCE(port->reads),
+		   READ_ONCE(port->forced), READ_ONCE(port->read_errors),
+		   READ_ONCE(port->read_rate),
+		   pfcwd_device_action_name(port->cfg.device_action),
+		   pfcwd_action_device_pfc(port), READ_ONCE(port->setpfc_hurts),
+		   port->setpfc_errors);
 	for (p = 0; p < PFCWD_NUM_PRIO; p++) {
 		const struct pfcwd_storm *sm = &port->prio[p].sm;
 		const struct pfcwd_storm_stats *st = &sm->stats;

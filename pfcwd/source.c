@@ -126,6 +126,17 @@ static u64 pfcwd_source_stale_ns(const struct pfcwd_port *port)
 	return period + window;
 }
 
+/* The busy read interval in force for @port, ns. */
+u64 pfcwd_source_fine_ns(const struct pfcwd_port *port)
+{
+	u64 fine = (u64)READ_ONCE(pfcwd_params.poll_fine_us) * NSEC_PER_USEC;
+
+	if (port->counters && port->profile->force)
+		fine = max_t(u64, fine,
+			     (u64)port->profile->force_busy_ms * NSEC_PER_MSEC);
+	return fine;
+}
+
 /* Forced refresh: get_ethtool_stats makes the driver publish.  RTNL. */
 static void pfcwd_source_force(struct pfcwd_port *port, u64 now)
 {

@@ -1,0 +1,283 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""profile_storms.py - storms on pfcsim ports that behave like real drivers.
+
+  profile_storms.py [--t0 MS] [--t1 MS] [--storms N] [--storm-ms MS]
+                    [--gap-ms MS] [--margin-ms MS] [--bursts N --burst-ms MS]
+                    [--json FILE] PORT=PROFILE[,knob=value...] ...
+
+Each PORT is a new pfcsim port given PROFILE (debugfs "profile"), then the
+extra knobs, then a pfcwd qdisc with T0/T1; all ports run at once, one
+thread each.  Per port: N storms of --storm-ms on priority 3, --gap-ms
+apart, then --bursts bursts of --burst-ms.  pfcsim stamps when each storm
+starts and ends (changed_ns), pfcwd each detection and restoration
+(detected_at_ns, restored_at_ns), both CLOCK_MONOTONIC.
+
+Bounds come from the device's behaviour, not from what pfcwd reports:
+
+  detection   in [T0, T0 + S + B + W + margin]
+  restoration in [T1 - frame, T1 + S + B + W + margin]
+
+where S is how stale a read can be - the refresh period R the port's
+counters are published with (stats_period_ms), or the interval at which
+pfcwd forces a refresh where the driver allows it (FORCED_MS below, the
+profile table's documented read bound), or pfcwd's quiet poll interval for
+live counters; B the busy read interval (poll_fine_us, or the forced busy
+interval); W the window pfcwd allows a publication to be late (R/32 + 2
+fine reads, DESIGN); margin the stated load margin.  A published (not
+forceable) port adds R to the first storm's detection bound (the
+publication phase is not known before the counters first move: DESIGN
+"published counters") and to restoration bounds of storms shorter than 2R
+(their rate is not known from a whole interval).  A learnt period (a
+driver not in the profile table) also adds R to the first storm.
+
+Checked per storm: detected once, restored once, in bounds; pfc_en back to
+what it was; the carrier untouched by pfcwd (carrier_changes) unless the
+port is marked "bounce_ok", in which case only the first storm may touch
+it.  Bursts: never detected.  Prints a line per storm and p50/p99/max per
+port; exits 1 on any violation.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pfcwd_debugfs import pct, prio_stats  # noqa: E402
+
+DFS = "/sys/kernel/debug/pfcsim/"
+PRIO = 3
+POLL_QUIET_MS = 4.0     # pfcwd's poll_quiet_us default
+POLL_FINE_MS = 1.0      # pfcwd's poll_fine_us default
+# pfcwd's read bounds where get_ethtool_stats refreshes (profile table)
+FORCED_MS = (100.0, 10.0)
+# What each pfcsim profile is: published period (ms), forceable by an
+# ethtool stats read, known to pfcwd's table (else learnt).
+PROFILES = {
+    "ideal": (0, False, False),
+    "mlx5": (0, True, True),
+    "ixgbe": (2000, True, True),
+    "i40e": (1000, True, True),
+    "ice": (1000, True, True),
+    "bnxt": (1000, False, True),
+    "hns3": (0, False, True),
+    "mlxsw": (0, False, True),
+}
+
+
+def sim_read(dev, knob):
+    with open(DFS + dev + "/" + knob) as f:
+        return f.read().strip()
+
+
+def sim_write(dev, knob, value):
+    with open(DFS + dev + "/" + knob, "w") as f:
+        f.write(str(value) + "\n")
+
+
+def write_storm(dev, prios):
+    sim_write(dev, "rx_storm", prios)
+    return int(dict(l.split() for l in sim_read(dev, "changed_ns").splitlines())["rx_storm"])
+
+
+def carrier_changes(dev):
+    with open("/sys/class/net/%s/carrier_changes" % dev) as f:
+        return int(f.read())
+
+
+def pfc_en(dev):
+    out = subprocess.run(["dcb", "pfc", "show", "dev", dev, "prio-pfc"],
+                         capture_output=True, text=True, check=True).stdout
+    return sorted(int(p) for p, v in re.findall(r"(\d):(on|off)", out) if v == "on")
+
+
+def wait_key(dev, key, old, timeout_s):
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        st = prio_stats(dev, PRIO)
+        if st[key] > old:
+            return st
+        time.sleep(0.002)
+    return None
+
+
+class Port:
+    def __init__(self, spec, a):
+        name, _, rest = spec.partition("=")
+        parts = rest.split(",")
+        self.dev, self.profile, self.a = name, parts[0], a
+        self.knobs = [p.split("=", 1) for p in parts[1:] if "=" in p]
+        self.bounce_ok = "bounce_ok" in parts[1:]
+        period, forced, known = PROFILES.get(self.profile, (0, False, False))
+        for k, v in self.knobs:
+            if k == "stats_period_ms":
+                period = int(v)
+            if k == "stats_refresh_on_read":
+                forced = forced and v == "1"
+        self.period, self.forced, self.known = period, forced, known
+        self.lines, self.det, self.res, self.bad = [], [], [], 0
+
+    def setup(self):
+        with open(DFS + "new_port", "w") as f:
+            f.write(self.dev)
+        sim_write(self.dev, "profile", self.profile)
+        for k, v in self.knobs:
+            sim_write(self.dev, k, v)
+        subprocess.run(["ip", "link", "set", self.dev, "up"], check=True)
+        subprocess.run(["tc", "qdisc", "add", "dev", self.dev, "root", "pfcwd",
+                        "detect", str(self.a.t0), "restore", str(self.a.t1)],
+                       check=True)
+        self.rate = int(sim_read(self.dev, "pause_rate"))
+
+    def bounds(self, first, length_ms):
+        """Detection and restoration bounds beyond T0/T1, ms."""
+        a = self.a
+        if self.forced:
+            stale, busy, window = FORCED_MS[0], FORCED_MS[1], 0.0
+        elif self.period:
+            stale, busy = float(self.period), POLL_FINE_MS
+            window = self.period / 32.0 + 2 * POLL_FINE_MS
+        else:
+            stale, busy, window = POLL_QUIET_MS, POLL_FINE_MS, 0.0
+        det = stale + busy + window + a.margin_ms
+        res = stale + busy + window + a.margin_ms
+        if self.period and not self.forced:
+            if first:
+                det += self.period      # phase (or period) not known yet
+            if length_ms < 2 * self.period:
+                res += self.period
+        return det, res
+
+    def note(self, msg):
+        self.lines.append("%s(%s): %s" % (self.dev, self.profile, msg))
+
+    def run(self):
+        a = self.a
+        try:
+            self._run()
+        except Exception as e:      # a thread must report, not vanish
+            self.bad += 1
+            self.note("error: %s  <-- BAD" % e)
+
+    def _run(self):
+        a = self.a
+        base_pfc = pfc_en(self.dev)
+        carrier0 = carrier_changes(self.dev)
+        carrier1 = None
+        frame_ms = 1000.0 / self.rate
+        for i in range(a.storms):
+            st = prio_stats(self.dev, PRIO)
+            det0, res0 = int(st["detected"]), int(st["restored"])
+            start = write_storm(self.dev, str(PRIO))
+            bdet, bres = self.bounds(i == 0, a.storm_ms)
+            st = wait_key(self.dev, "detected", det0,
+                          (a.t0 + bdet) / 1000.0 + 5)
+            if st is None:
+                self.bad += 1
+                self.note("storm %d not detected  <-- BAD" % (i + 1))
+                write_storm(self.dev, "")
+                time.sleep(a.gap_ms / 1000.0)
+                continue
+            d_at = int(st["detected_at_ns"])
+            left = start + a.storm_ms * 1e6 - time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+            if left > 0:
+                time.sleep(left / 1e9)
+            end = write_storm(self.dev, "")
+            st = wait_key(self.dev, "restored", res0, (a.t1 + bres) / 1000.0 + 5)
+            if st is None:
+                self.bad += 1
+                self.note("storm %d not restored  <-- BAD" % (i + 1))
+                continue
+            r_at = int(st["restored_at_ns"])
+            derr = (d_at - start) / 1e6 - a.t0
+            rerr = (r_at - end) / 1e6 - a.t1
+            once = (int(st["detected"]) == det0 + 1 and
+                    int(st["restored"]) == res0 + 1)
+            pfc_ok = pfc_en(self.dev) == base_pfc
+            ok = (0 <= derr <= bdet and -frame_ms <= rerr <= bres and once
+                  and pfc_ok)
+            self.det.append(derr)
+            self.res.append(rerr)
+            cc = carrier_changes(self.dev)
+            if i == 0:
+                carrier1 = cc
+                if cc != carrier0 and not self.bounce_ok:
+                    ok = False
+            elif cc != carrier1:
+                ok = False
+            self.note("storm %d: detection %+.1f ms (bound %.1f), restoration "
+                      "%+.1f ms (bound %.1f), once %s, pfc_en %s, carrier "
+                      "changes %d%s" % (i + 1, derr, bdet, rerr, bres, once,
+                                        "back" if pfc_ok else "CHANGED",
+                                        cc - carrier0, "" if ok else "  <-- BAD"))
+            if not ok:
+                self.bad += 1
+            time.sleep(a.gap_ms / 1000.0)
+        if a.bursts:
+            det0 = int(prio_stats(self.dev, PRIO)["detected"])
+            for i in range(a.bursts):
+                write_storm(self.dev, str(PRIO))
+                time.sleep(a.burst_ms / 1000.0)
+                write_storm(self.dev, "")
+                time.sleep(a.burst_gap_ms / 1000.0)
+            n = int(prio_stats(self.dev, PRIO)["detected"]) - det0
+            self.note("%d bursts of %d ms: %d detected%s" %
+                      (a.bursts, a.burst_ms, n, "" if not n else "  <-- BAD"))
+            if n:
+                self.bad += 1
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("ports", nargs="+")
+    ap.add_argument("--t0", type=int, default=200)
+    ap.add_argument("--t1", type=int, default=200)
+    ap.add_argument("--storms", type=int, default=2)
+    ap.add_argument("--storm-ms", type=int, default=3000)
+    ap.add_argument("--gap-ms", type=int, default=2500)
+    ap.add_argument("--margin-ms", type=float, default=60.0)
+    ap.add_argument("--bursts", type=int, default=0)
+    ap.add_argument("--burst-ms", type=int, default=80)
+    ap.add_argument("--burst-gap-ms", type=int, default=400)
+    ap.add_argument("--json")
+    a = ap.parse_args()
+
+    ports = [Port(s, a) for s in a.ports]
+    for p in ports:
+        p.setup()
+    time.sleep(0.2)
+    threads = [threading.Thread(target=p.run) for p in ports]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+    bad, summary = 0, {}
+    for p in ports:
+        for line in p.lines:
+            print(line)
+        bad += p.bad
+        if p.det:
+            summary[p.dev] = {
+                "profile": p.profile, "storms": len(p.det), "bad": p.bad,
+                "detect_err_ms": [pct(p.det, 50), pct(p.det, 99), max(p.det)],
+                "restore_err_ms": [pct(p.res, 50), pct(p.res, 99), max(p.res)],
+            }
+            print("%s(%s): detection error p50/p99/max %.1f/%.1f/%.1f ms, "
+                  "restoration %.1f/%.1f/%.1f ms" %
+                  ((p.dev, p.profile) + tuple(summary[p.dev]["detect_err_ms"]) +
+                   tuple(summary[p.dev]["restore_err_ms"])))
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(summary, f)
+    print("%d violations" % bad)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

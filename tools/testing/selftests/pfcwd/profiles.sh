@@ -1,0 +1,257 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# pfcwd on NICs that behave like real drivers (pfcsim profiles): counters
+# published every R ms or only on an ethtool stats read, reads that sleep
+# or fail, no counters, setpfc that bounces the link or fails, swapped and
+# reset counters.  Bounds come from the profile (profile_storms.py).
+
+. "$(dirname "$0")/lib.sh"
+
+STORMS=$SELFTEST_DIR/profile_storms.py
+RES=$PFCWD_RESULTS/profiles-$(uname -r)
+
+sim() {
+	echo "$3" > "$PFCSIM_DFS/$1/$2" || fail "cannot write pfcsim $1/$2: $3"
+}
+
+simget() { cat "$PFCSIM_DFS/$1/$2"; }
+
+knob() { cat "/sys/class/net/$1/pfcwd/$2"; }
+
+set_knob() {
+	echo "$3" > "/sys/class/net/$1/pfcwd/$2" || fail "cannot set $2=$3 on $1"
+}
+
+# One value of pfcwd's debugfs port line for DEV $1: field $2.
+portstat() {
+	awk -v d="$1" -v k="$2" '
+		$1 == d && $2 == "enabled" {
+			for (i = 2; i < NF; i += 2) if ($i == k) print $(i + 1)
+		}' $PFCWD_DBG
+}
+
+# A pfcsim port $1 with profile $2, up, with a pfcwd qdisc (T0/T1 200 ms).
+profiled_port() {
+	pfcsim_new "$1"
+	sim "$1" profile "$2"
+	tc qdisc add dev "$1" root pfcwd || fail "tc qdisc add on $1"
+}
+
+carrier_changes() { cat "/sys/class/net/$1/carrier_changes"; }
+
+test_profiles_storms() {
+	reset_all
+	mkdir -p "$RES"
+	# Every studied profile with counters, at once: two 3 s storms each
+	# and short bursts, T0 = T1 = 200 ms.
+	python3 "$STORMS" --storms 2 --storm-ms 3000 --gap-ms 2500 \
+		--bursts 5 --burst-ms 80 --burst-gap-ms 400 \
+		--json "$RES/profiles.json" \
+		pi=ideal pm=mlx5 px=ixgbe p4=i40e pc=ice ph=hns3 pw=mlxsw ||
+		fail "a profile's storms out of bounds"
+	for d in pm ph; do
+		expect_eq "$(portstat $d device_pfc)" 0 "$d: device-action auto keeps away from a disruptive setpfc"
+	done
+	expect_eq "$(portstat px device_pfc)" 0 "ixgbe: counters blind while PFC is off: datapath only"
+	expect_eq "$(portstat pi device_pfc)" 1 "ideal: pfc_en used"
+	expect_eq "$(portstat pm profile)/$(portstat px profile)/$(portstat pi profile)" \
+		"mlx5/ixgbe/generic" "profiles matched by driver name"
+}
+
+# The issue's case: counters refreshed every 1000 and 2000 ms, 3 s storms
+# at T0 = T1 = 200 ms; bnxt's period is in pfcwd's table, 2000 ms is learnt
+# (a driver pfcwd does not know); ixgbe's 2000 ms can be forced.
+test_published_periods() {
+	reset_all
+	mkdir -p "$RES"
+	python3 "$STORMS" --storms 3 --storm-ms 3000 --gap-ms 4500 \
+		--json "$RES/published.json" \
+		pb=bnxt pl=ideal,stats_period_ms=2000 px=ixgbe ||
+		fail "storms on published counters out of bounds"
+	expect_eq "$(portstat pl refresh_ms)/$(portstat pl refresh_learnt)" 2000/1 \
+		"the 2000 ms period learnt"
+	klog | grep -q "pfcwd: pl: PFC counters refresh every 2000 ms (learnt)" ||
+		fail "no log line for the learnt period"
+	expect_eq "$(portstat pb refresh_ms)/$(portstat pb refresh_learnt)" 1000/0 "bnxt's period from the table"
+}
+
+# Bursts shorter than T0 - 2R - window on unforceable published counters
+# are never detected; a storm past T0 is.
+test_published_bursts() {
+	reset_all
+	python3 "$STORMS" --t0 2600 --storms 1 --storm-ms 4000 --gap-ms 3000 \
+		--bursts 3 --burst-ms 300 --burst-gap-ms 2600 pb=bnxt ||
+		fail "bnxt bursts/storm"
+}
+
+# pfcwd reads a device no faster than its counters change.
+test_read_rate() {
+	reset_all
+	profiled_port pb bnxt
+	profiled_port pm mlx5
+	profiled_port pi ideal
+	sleep 1.2
+	b0=$(simget pb getpfc_calls) m0=$(simget pm stats_reads) i0=$(simget pi getpfc_calls)
+	sleep 4
+	b=$(($(simget pb getpfc_calls) - b0))
+	m=$(($(simget pm stats_reads) - m0))
+	i=$(($(simget pi getpfc_calls) - i0))
+	log "quiet reads in 4 s: bnxt (1 s period) $b, mlx5 forced refreshes $m, ideal $i"
+	[ "$b" -ge 3 ] && [ "$b" -le 6 ] || fail "bnxt port read $b times in 4 s (1 s period)"
+	[ "$m" -ge 20 ] && [ "$m" -le 42 ] || fail "mlx5 port refreshed $m times in 4 s (bound 10/s)"
+	[ "$i" -ge 500 ] || fail "ideal port read only $i times in 4 s (poll_quiet_us 4000)"
+	r=$(portstat pb read_rate)
+	[ "$r" -ge 1 ] && [ "$r" -le 2 ] || fail "bnxt read_rate $r"
+	expect_eq "$(portstat pm forced)" "$(simget pm stats_reads)" "forced refreshes counted by both"
+}
+
+test_no_counters() {
+	reset_all
+	for p in qede cxgb4 octeontx2; do
+		profiled_port "n$p" "$p"
+		klog | grep -q "pfcwd: n$p: driver $p gives no PFC pause counters" ||
+			fail "n$p: no log line saying there is nothing to watch"
+		expect_eq "$(portstat "n$p" counters)" 0 "n$p counters"
+		sim "n$p" rx_storm 3
+	done
+	sleep 0.6
+	for p in qede cxgb4 octeontx2; do
+		expect_eq "$(pstat "n$p" 3 detected)" 0 "n$p: nothing seen, nothing detected"
+		expect_eq "$(pfcwd -j show dev "n$p" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["source"])')" \
+			none "n$p: pfcwd show says there is no source"
+	done
+}
+
+# A setpfc that bounces the link, on a driver pfcwd does not know: only
+# the first storm touches the carrier; later storms mitigate in the
+# datapath.  device-action on keeps using pfc_en; off never does.
+test_bounce_auto() {
+	reset_all
+	python3 "$STORMS" --storms 3 --storm-ms 1000 --gap-ms 800 \
+		pa=ideal,setpfc_bounce_ms=150,bounce_ok || fail "bounce: storms"
+	expect_eq "$(portstat pa setpfc_hurts)/$(portstat pa device_pfc)" 1/0 \
+		"pfcwd saw its setpfc bounce the link"
+	klog | grep -q "pfcwd: pa: changing pfc_en took the link down: device-action auto now mitigates in the datapath only" ||
+		fail "no log line for the bounce"
+	expect_eq "$(pfc_on pa)" "3 4" "pfc_en"
+}
+
+test_device_action_on_off() {
+	reset_all
+	profiled_port pm mlx5
+	profiled_port po ideal
+	set_knob pm device_action on
+	set_knob po device_action off
+	for d in pm po; do
+		set_knob $d detection_time_ms 100
+		set_knob $d restoration_time_ms 100
+	done
+	c0=$(carrier_changes pm)
+	sim pm rx_storm 3
+	sim po rx_storm 3
+	wait_stat pm 3 state stormed 3
+	wait_stat po 3 state stormed 3
+	expect_eq "$(pfc_on pm)" "4" "device-action on: pfc_en used on mlx5"
+	expect_eq "$(pfc_on po)" "3 4" "device-action off: pfc_en untouched"
+	sim pm rx_storm ""
+	sim po rx_storm ""
+	wait_stat pm 3 state operational 5
+	wait_stat po 3 state operational 3
+	sleep 0.5
+	expect_eq "$(pfc_on pm)/$(pfc_on po)" "3 4/3 4" "pfc_en after"
+	[ "$(carrier_changes pm)" -gt "$c0" ] || fail "mlx5's setpfc did not bounce the link?"
+}
+
+test_getpfc_slow_or_failing() {
+	reset_all
+	python3 "$STORMS" --storms 2 --storm-ms 600 --gap-ms 400 --margin-ms 110 \
+		ps=ideal,getpfc_delay_us=20000 || fail "getpfc sleeping 20 ms"
+	profiled_port pf ideal
+	sleep 0.2
+	sim pf getpfc_fail 5
+	sim pf rx_storm 3
+	sleep 0.6
+	expect_eq "$(pstat pf 3 state)" operational "nothing seen while getpfc fails"
+	[ "$(portstat pf read_errors)" -gt 10 ] || fail "read errors not counted"
+	sim pf getpfc_fail 0
+	wait_stat pf 3 state stormed 2
+	sim pf rx_storm ""
+	wait_stat pf 3 state operational 2
+	expect_eq "$(pstat pf 3 detected)" 1 "one storm once getpfc works"
+}
+
+test_setpfc_failing() {
+	reset_all
+	profiled_port pf ideal
+	set_knob pf detection_time_ms 100
+	set_knob pf restoration_time_ms 100
+	# On mitigation: pfc_en stays, the failure is counted, the datapath acts.
+	sim pf setpfc_fail 5
+	sim pf rx_storm 3
+	wait_stat pf 3 state stormed 2
+	expect_eq "$(pfc_on pf)" "3 4" "pfc_en unchanged by a failing setpfc"
+	[ "$(portstat pf setpfc_errors)" -ge 1 ] || fail "setpfc failure not counted"
+	klog | grep -q "pfcwd: pf prio 3: cannot disable PFC: -5" || fail "no log line"
+	sim pf rx_storm ""
+	wait_stat pf 3 state operational 2
+	expect_eq "$(pfc_on pf)" "3 4" "pfc_en after"
+	# On restoration: retried until it works.
+	sim pf setpfc_fail 0
+	sim pf rx_storm 3
+	wait_stat pf 3 state stormed 2
+	expect_eq "$(pfc_on pf)" "4" "prio 3 out of pfc_en"
+	sim pf setpfc_fail 5
+	sim pf rx_storm ""
+	wait_stat pf 3 state operational 2
+	sleep 0.2
+	expect_eq "$(pfc_on pf)" "4" "re-enabling failed: still out"
+	e=$(portstat pf setpfc_errors)
+	sleep 0.2
+	[ "$(portstat pf setpfc_errors)" -gt "$e" ] || fail "restoration not retried"
+	sim pf setpfc_fail 0
+	sleep 0.2
+	expect_eq "$(pfc_on pf)" "3 4" "retried once setpfc works"
+	sleep 0.2
+	e=$(simget pf setpfc_calls)
+	sleep 0.2
+	expect_eq "$(simget pf setpfc_calls)" "$e" "no more retries once it worked"
+}
+
+test_counter_reset_and_swap() {
+	reset_all
+	profiled_port pr ideal
+	profiled_port px ixgbe
+	set_knob pr detection_time_ms 300
+	sim pr rx_storm 3
+	sim px rx_storm 3
+	sleep 0.15
+	sim pr counter_reset 1
+	wait_stat pr 3 state stormed 2
+	wait_stat px 3 state stormed 3
+	sleep 0.1
+	sim pr counter_reset 1
+	sleep 0.3
+	expect_eq "$(pstat pr 3 state)/$(pstat pr 3 detected)/$(pstat pr 3 restored)" \
+		"stormed/1/0" "a counter reset neither restores nor detects again"
+	expect_eq "$(pstat px 3 tx_storms)" 0 "swapped counters read the right way round"
+	sim pr rx_storm ""
+	sim px rx_storm ""
+	wait_stat pr 3 state operational 2
+	wait_stat px 3 state operational 5
+}
+
+TESTS=(
+	"test_profiles_storms	profiles: every profile's storms in bounds, bursts not detected, no bounce	150"
+	"test_published_periods	profiles: 3 s storms on counters refreshed every 1000/2000 ms (table, learnt, forced)	200"
+	"test_published_bursts	profiles: bnxt bursts shorter than T0 - 2R not storms, a storm past T0 is	120"
+	"test_read_rate	profiles: reads no faster than the counters change"
+	"test_no_counters	profiles: drivers without counters say so"
+	"test_bounce_auto	profiles: device-action auto learns a bouncing setpfc from the first storm	90"
+	"test_device_action_on_off	profiles: device-action on uses pfc_en even on mlx5, off never"
+	"test_getpfc_slow_or_failing	profiles: getpfc sleeping 20 ms or failing"
+	"test_setpfc_failing	profiles: setpfc failing on mitigation and on restoration"
+	"test_counter_reset_and_swap	profiles: counters reset mid-storm, swapped counters"
+)
+
+tap_main "$@"
