@@ -378,7 +378,8 @@ struct pfcsim_port {
 	struct pfcsim_pause dur[PFCSIM_NUM_PRIO];	/* in ns */
 	ktime_t changed[PFCSIM_NUM_LISTS];	/* last change of each list */
 	u32 knob[PFCSIM_NUM_KNOBS];	/* written under RTNL too */
-	int profile;			/* in pfcsim_profiles[], or CUSTOM */
+	int profile;			/* in pfcsim_profiles[], or CUSTOM;
+					 * read locklessly by get_drvinfo */
 	u64 calls[PFCSIM_NUM_CALLS];
 	struct pfcsim_snap pub;		/* the copy reported, if any */
 	unsigned long pub_next;		/* jiffies: next copy is due */
@@ -1408,7 +1409,7 @@ static ssize_t pfcsim_cwd_write(struct file *file, const char __user *ubuf,
 	spin_lock_bh(&port->lock);
 	pfcsim_fold(port, ktime_get());
 	if (port->count_when_disabled != val)
-		port->profile = PFCSIM_PROFILE_CUSTOM;
+		WRITE_ONCE(port->profile, PFCSIM_PROFILE_CUSTOM);
 	port->count_when_disabled = val;
 	pfcsim_reconfigure(port);
 	spin_unlock_bh(&port->lock);
@@ -1448,7 +1449,7 @@ static ssize_t pfcsim_knob_write(struct file *file, const char __user *ubuf,
 	rtnl_lock();
 	spin_lock_bh(&port->lock);
 	if (port->knob[pf->idx] != val)
-		port->profile = PFCSIM_PROFILE_CUSTOM;
+		WRITE_ONCE(port->profile, PFCSIM_PROFILE_CUSTOM);
 	port->knob[pf->idx] = val;
 	if (pf->idx == PFCSIM_K_STATS_PERIOD ||
 	    pf->idx == PFCSIM_K_REFRESH_ON_READ)
@@ -1543,7 +1544,7 @@ static ssize_t pfcsim_profile_write(struct file *file,
 	pfcsim_fold(port, now);
 	memcpy(port->knob, prof->knob, sizeof(port->knob));
 	port->count_when_disabled = prof->count_when_disabled;
-	port->profile = i;
+	WRITE_ONCE(port->profile, i);
 	pfcsim_reconfigure(port);
 	pfcsim_stats_restart(port, now);
 	spin_unlock_bh(&port->lock);
