@@ -52,6 +52,58 @@
  *			the one the port's DCB APP table gives the DSCP (the
  *			highest if several, as a NIC trusting DSCP would), else
  *			0.
+ * Driver behaviours (pfcwd must cope with what real NIC drivers do; each
+ * knob reads back its value):
+ *   stats_period_ms	0..60000 (0): when > 0, the pause counters that
+ *			ieee_getpfc (requests/indications) and ethtool -S
+ *			(rx/tx_prioP_pause, rx_prioP_pause_duration) report are
+ *			a copy of the live counters, taken every this many ms
+ *			by a delayed work, as drivers that read the hardware
+ *			periodically; between copies they stand still.
+ *   stats_refresh_on_read 0/1 (0): ethtool -S (get_ethtool_stats) first
+ *			takes a fresh copy, as mlx5, ixgbe, i40e and ice do.
+ *			With stats_period_ms 0 and this 1 only ethtool -S
+ *			refreshes the copy (mlx5: stale indefinitely).  With
+ *			both 0 every read is live.  Writing either knob (or
+ *			profile) takes a copy at once if the counters are
+ *			then copied, and restarts the period from then.
+ *   stats_reads	read: get_ethtool_stats calls so far.
+ *   getpfc_calls	read: ieee_getpfc calls so far (failed ones too).
+ *   setpfc_calls	read: ieee_setpfc calls so far (failed ones too).
+ *   getpfc_delay_us	0..1000000 (0): ieee_getpfc sleeps this long first
+ *			(a firmware command), under RTNL.
+ *   getpfc_fail	0..4095 (0): an errno; ieee_getpfc returns -errno
+ *			(after the delay).
+ *   setpfc_fail	0..4095 (0): ieee_setpfc returns -errno and changes
+ *			nothing.
+ *   setpfc_bounce_ms	0..60000 (0): a successful ieee_setpfc that changes
+ *			pfc_en takes the carrier down for this long (as mlx5
+ *			toggles the port): netif_carrier_off(), and a delayed
+ *			work turns it back on (if the port is still up).
+ *   swap		0/1 (0): ieee_getpfc reports requests and indications
+ *			swapped, as ixgbe does (ethtool -S is not swapped).
+ *   no_counters	0/1 (0): ieee_getpfc leaves requests and indications
+ *			0 (qede, cxgb4, octeontx2, mlx4) and ethtool -S has no
+ *			pause counters (nor durations): they are absent, only
+ *			the packet counters remain.
+ *   pause_duration	0/1 (0): ethtool -S also shows rx_prioP_pause_duration
+ *			(mlx5's name): microseconds priority P was paused by
+ *			the link partner, i.e. while in rx_storm and in pfc_en;
+ *			copied like the pause counters.
+ *   counter_reset	write 1: the live and copied pause counters and
+ *			durations drop to 0, as after a driver reset.
+ *   profile		write a name to set all the knobs above and
+ *			count_when_disabled as that driver behaves (the table
+ *			pfcsim_profiles[]): ideal, mlx5, ixgbe, i40e, ice,
+ *			bnxt, hns3, mlxsw, qede, cxgb4, octeontx2.  Reads the
+ *			name last written ("ideal" at creation), or "custom"
+ *			once one of those knobs was changed by a write of its
+ *			own.  While a driver's profile is in effect,
+ *			get_drvinfo gives that driver's name (mlx5_core, ixgbe,
+ *			i40e, ice, bnxt_en, hns3, mlxsw_spectrum, qede, cxgb4,
+ *			rvu_nicpf), so that pfcwd's driver quirks (looked up
+ *			by drvinfo.driver when its port is created) apply;
+ *			with ideal or custom, "pfcsim".
  * Priority lists are "3,4", "0-2,5" or empty ("echo > rx_storm" ends a
  * storm).  A bad write fails with -EINVAL and changes nothing.
  *
@@ -59,7 +111,10 @@
  * time since which it has been rising; a read adds the frames of the
  * elapsed time at pause_rate.  Whenever an input changes (storm lists,
  * pfc_en, pause_rate, count_when_disabled) the elapsed part is first
- * folded into the base, at the old settings.
+ * folded into the base, at the old settings.  Pause durations work the
+ * same way (nanoseconds, rising while P is in rx_storm and pfc_en).  The
+ * copy that stats_period_ms and stats_refresh_on_read report is a
+ * snapshot of these at the time it was taken.
  *
  * Locking and context:
  *  - The push timer (hrtimer, softirq) reads ind_rising locklessly and
@@ -72,14 +127,30 @@
  *    for them (debugfs_remove) while holding it.
  *  - port->lock (a spinlock, taken with BH disabled) protects the DCB
  *    configuration (pfc_en, mbc, delay, ETS), the storm lists, pause_rate,
- *    count_when_disabled, the pause counters, port->up and port->paused.
- *    Its users run in process context: debugfs reads and writes, the dcbnl
- *    ops and ethtool (under RTNL), ndo_open/ndo_stop (under RTNL).  The
- *    dcbnl ops need nothing but port->lock, so a caller may also use
- *    ieee_getpfc without RTNL, even from softirq context.  TX queues are
- *    stopped and woken under port->lock, the queue's xmit lock nested
- *    inside; the transmit path never takes port->lock.  Nothing sleeps
- *    under it.
+ *    count_when_disabled, the pause counters and durations, their copy,
+ *    the driver knobs, the profile, the call counters, port->up,
+ *    port->paused, the bounce deadline and port->dead.  Its users run in
+ *    process context: debugfs reads and writes, the dcbnl ops and ethtool
+ *    (under RTNL), ndo_open/ndo_stop (under RTNL), and the publish and
+ *    bounce works.  The dcbnl ops are called in process context under RTNL
+ *    (dcbnl, pfcwd): ieee_getpfc sleeps for getpfc_delay_us, outside
+ *    port->lock, so it must not be called from atomic context.  TX queues
+ *    are stopped and woken under port->lock, the queue's xmit lock nested
+ *    inside; the transmit path never takes port->lock.  The carrier is
+ *    turned on and off under port->lock (ndo_open/ndo_stop, a bouncing
+ *    ieee_setpfc, the bounce work), so that the bounce work never turns
+ *    on the carrier of a port that is down.  Nothing sleeps under it.
+ *  - The knobs that decide which ethtool -S statistics exist (no_counters,
+ *    pause_duration, so also profile) are written with RTNL held as well
+ *    (debugfs handlers take RTNL, then port->lock), so that get_sset_count,
+ *    get_strings and get_ethtool_stats, all called under RTNL, agree on
+ *    the layout; the other knob writes take RTNL too, for simplicity.
+ *  - port->publish_work and port->bounce_work (delayed works, system_wq)
+ *    re-arm themselves, under port->lock, only while !port->dead.  Port
+ *    deletion sets port->dead under port->lock after removing the debugfs
+ *    directory, then cancels both works synchronously (no lock held; the
+ *    works take only port->lock) before unregistering, and so freeing,
+ *    the device.  A later ieee_setpfc sees port->dead and queues nothing.
  *  - port->inject_lock (a mutex) serialises inject_rx writes, which makes
  *    them the only writer of the receive counters (u64_stats, updated with
  *    BH disabled).  Frames are passed up with netif_receive_skb() with BH
@@ -96,6 +167,7 @@
 
 #include <linux/ctype.h>
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/etherdevice.h>
 #include <linux/ethtool.h>
@@ -113,6 +185,7 @@
 #include <linux/sched/signal.h>
 #include <linux/spinlock.h>
 #include <linux/u64_stats_sync.h>
+#include <linux/workqueue.h>
 #include <net/dcbnl.h>
 #include <net/ipv6.h>
 #include <net/pfcwd.h>
@@ -172,6 +245,101 @@ struct pfcsim_pause {
 	ktime_t since;
 };
 
+/* Pause counters and durations (microseconds), read at one instant. */
+struct pfcsim_snap {
+	u64 req[PFCSIM_NUM_PRIO];
+	u64 ind[PFCSIM_NUM_PRIO];
+	u64 dur[PFCSIM_NUM_PRIO];
+};
+
+/* The knobs that make a port behave like a given NIC driver. */
+enum pfcsim_knob {
+	PFCSIM_K_STATS_PERIOD,		/* stats_period_ms */
+	PFCSIM_K_REFRESH_ON_READ,	/* stats_refresh_on_read */
+	PFCSIM_K_GETPFC_DELAY,		/* getpfc_delay_us */
+	PFCSIM_K_GETPFC_FAIL,		/* getpfc_fail */
+	PFCSIM_K_SETPFC_FAIL,		/* setpfc_fail */
+	PFCSIM_K_SETPFC_BOUNCE,		/* setpfc_bounce_ms */
+	PFCSIM_K_SWAP,			/* swap */
+	PFCSIM_K_NO_COUNTERS,		/* no_counters */
+	PFCSIM_K_PAUSE_DURATION,	/* pause_duration */
+	PFCSIM_NUM_KNOBS,
+};
+
+struct pfcsim_knob_def {
+	const char *name;		/* its debugfs file */
+	u32 max;			/* accepted: 0..max */
+};
+
+static const struct pfcsim_knob_def pfcsim_knob_defs[PFCSIM_NUM_KNOBS] = {
+	[PFCSIM_K_STATS_PERIOD]		= { "stats_period_ms", 60000 },
+	[PFCSIM_K_REFRESH_ON_READ]	= { "stats_refresh_on_read", 1 },
+	[PFCSIM_K_GETPFC_DELAY]		= { "getpfc_delay_us", 1000000 },
+	[PFCSIM_K_GETPFC_FAIL]		= { "getpfc_fail", MAX_ERRNO },
+	[PFCSIM_K_SETPFC_FAIL]		= { "setpfc_fail", MAX_ERRNO },
+	[PFCSIM_K_SETPFC_BOUNCE]	= { "setpfc_bounce_ms", 60000 },
+	[PFCSIM_K_SWAP]			= { "swap", 1 },
+	[PFCSIM_K_NO_COUNTERS]		= { "no_counters", 1 },
+	[PFCSIM_K_PAUSE_DURATION]	= { "pause_duration", 1 },
+};
+
+/* Read-only call counters, one debugfs file each. */
+enum pfcsim_calls {
+	PFCSIM_C_STATS_READS,		/* get_ethtool_stats */
+	PFCSIM_C_GETPFC,		/* ieee_getpfc */
+	PFCSIM_C_SETPFC,		/* ieee_setpfc */
+	PFCSIM_NUM_CALLS,
+};
+
+static const char * const pfcsim_calls_names[PFCSIM_NUM_CALLS] = {
+	[PFCSIM_C_STATS_READS]	= "stats_reads",
+	[PFCSIM_C_GETPFC]	= "getpfc_calls",
+	[PFCSIM_C_SETPFC]	= "setpfc_calls",
+};
+
+/* What a driver's ports do; knobs not named are 0. */
+struct pfcsim_profile {
+	const char *name;		/* written to "profile" */
+	const char *driver;		/* get_drvinfo's driver; NULL: pfcsim */
+	bool count_when_disabled;
+	u32 knob[PFCSIM_NUM_KNOBS];
+};
+
+#define PFCSIM_PROFILE_IDEAL	0	/* index of "ideal", the default */
+#define PFCSIM_PROFILE_CUSTOM	(-1)	/* a knob changed since */
+
+static const struct pfcsim_profile pfcsim_profiles[] = {
+	{ "ideal", NULL, true, { } },
+	{ "mlx5", "mlx5_core", true, {
+		[PFCSIM_K_REFRESH_ON_READ] = 1,
+		[PFCSIM_K_GETPFC_DELAY] = 50,
+		[PFCSIM_K_SETPFC_BOUNCE] = 200,
+		[PFCSIM_K_PAUSE_DURATION] = 1 } },
+	{ "ixgbe", "ixgbe", false, {
+		[PFCSIM_K_STATS_PERIOD] = 2000,
+		[PFCSIM_K_REFRESH_ON_READ] = 1,
+		[PFCSIM_K_SWAP] = 1 } },
+	{ "i40e", "i40e", true, {
+		[PFCSIM_K_STATS_PERIOD] = 1000,
+		[PFCSIM_K_REFRESH_ON_READ] = 1 } },
+	{ "ice", "ice", true, {
+		[PFCSIM_K_STATS_PERIOD] = 1000,
+		[PFCSIM_K_REFRESH_ON_READ] = 1 } },
+	/* bnxt's pause duration counter has another name: not shown */
+	{ "bnxt", "bnxt_en", true, {
+		[PFCSIM_K_STATS_PERIOD] = 1000,
+		[PFCSIM_K_GETPFC_DELAY] = 100 } },
+	{ "hns3", "hns3", true, {
+		[PFCSIM_K_GETPFC_DELAY] = 100,
+		[PFCSIM_K_SETPFC_BOUNCE] = 100 } },
+	{ "mlxsw", "mlxsw_spectrum", true, {
+		[PFCSIM_K_GETPFC_DELAY] = 500,
+		[PFCSIM_K_PAUSE_DURATION] = 1 } },
+	{ "qede", "qede", true, { [PFCSIM_K_NO_COUNTERS] = 1 } },
+	{ "cxgb4", "cxgb4", true, { [PFCSIM_K_NO_COUNTERS] = 1 } },
+	{ "octeontx2", "rvu_nicpf", true, { [PFCSIM_K_NO_COUNTERS] = 1 } },
+};
+
 /* pfcwd_report_pause(), found at run time with symbol_get(). */
 typedef void (*pfcsim_push_fn)(struct net_device *dev, unsigned int prio,
 			       u16 quanta);
@@ -190,7 +358,7 @@ struct pfcsim_port {
 	struct dentry *dir;
 	bool dying;
 
-	spinlock_t lock;		/* the fields down to req[] */
+	spinlock_t lock;		/* the fields down to dead */
 	bool up;			/* between ndo_open and ndo_stop */
 	u8 paused;			/* TX queues stopped by pause */
 	u8 pfc_en;
@@ -204,9 +372,28 @@ struct pfcsim_port {
 	bool count_when_disabled;
 	u8 ind_rising;			/* indications[P] rising */
 	u8 req_rising;			/* requests[P] rising */
+	u8 dur_rising;			/* dur[P] rising */
 	struct pfcsim_pause ind[PFCSIM_NUM_PRIO];
 	struct pfcsim_pause req[PFCSIM_NUM_PRIO];
+	struct pfcsim_pause dur[PFCSIM_NUM_PRIO];	/* in ns */
 	ktime_t changed[PFCSIM_NUM_LISTS];	/* last change of each list */
+	u32 knob[PFCSIM_NUM_KNOBS];	/* written under RTNL too */
+	int profile;			/* in pfcsim_profiles[], or CUSTOM;
+					 * read locklessly by get_drvinfo */
+	u64 calls[PFCSIM_NUM_CALLS];
+	struct pfcsim_snap pub;		/* the copy reported, if any */
+	unsigned long pub_next;		/* jiffies: next copy is due */
+	ktime_t bounce_until;		/* carrier down until then */
+	bool dead;			/* works no longer re-armed */
+
+	/* debugfs private data of the knob and call counter files */
+	struct pfcsim_port_file {
+		struct pfcsim_port *port;
+		unsigned int idx;
+	} knob_file[PFCSIM_NUM_KNOBS], calls_file[PFCSIM_NUM_CALLS];
+
+	struct delayed_work publish_work;	/* stats_period_ms copies */
+	struct delayed_work bounce_work;	/* carrier back on */
 
 	struct mutex inject_lock;	/* one inject_rx at a time */
 
@@ -252,6 +439,53 @@ static void pfcsim_read_pause(struct pfcsim_port *port, ktime_t now,
 	}
 }
 
+/* A pause duration in ns: @base, plus the time since @since if rising. */
+static u64 pfcsim_dur_read(const struct pfcsim_pause *dur, bool rising,
+			   ktime_t now)
+{
+	s64 ns = ktime_to_ns(ktime_sub(now, dur->since));
+
+	return rising && ns > 0 ? dur->base + ns : dur->base;
+}
+
+/* The live counters and durations (in microseconds) at @now. */
+static void pfcsim_read_live(struct pfcsim_port *port, ktime_t now,
+			     struct pfcsim_snap *snap)
+{
+	int p;
+
+	pfcsim_read_pause(port, now, snap->req, snap->ind);
+	for (p = 0; p < PFCSIM_NUM_PRIO; p++)
+		snap->dur[p] = div_u64(pfcsim_dur_read(&port->dur[p],
+						       port->dur_rising & BIT(p),
+						       now), NSEC_PER_USEC);
+}
+
+/* Whether readers get the copy in port->pub rather than live counters. */
+static bool pfcsim_copied(const struct pfcsim_port *port)
+{
+	return port->knob[PFCSIM_K_STATS_PERIOD] ||
+	       port->knob[PFCSIM_K_REFRESH_ON_READ];
+}
+
+/* Takes the copy that readers get while pfcsim_copied(). */
+static void pfcsim_publish(struct pfcsim_port *port, ktime_t now)
+{
+	lockdep_assert_held(&port->lock);
+	pfcsim_read_live(port, now, &port->pub);
+}
+
+/* The counters as the port's readers see them: live or the copy. */
+static void pfcsim_read_counters(struct pfcsim_port *port, ktime_t now,
+				 struct pfcsim_snap *snap)
+{
+	lockdep_assert_held(&port->lock);
+	if (pfcsim_copied(port))
+		*snap = port->pub;
+	else
+		pfcsim_read_live(port, now, snap);
+}
+
 /* Brings every counter's base up to @now, before an input changes. */
 static void pfcsim_fold(struct pfcsim_port *port, ktime_t now)
 {
@@ -264,7 +498,122 @@ static void pfcsim_fold(struct pfcsim_port *port, ktime_t now)
 		port->req[p].since = now;
 		port->ind[p].base = ind[p];
 		port->ind[p].since = now;
+		port->dur[p].base = pfcsim_dur_read(&port->dur[p],
+						    port->dur_rising & BIT(p),
+						    now);
+		port->dur[p].since = now;
 	}
+}
+
+/* counter_reset: every counter and duration, live and copied, to 0. */
+static void pfcsim_reset_counters(struct pfcsim_port *port, ktime_t now)
+{
+	int p;
+
+	lockdep_assert_held(&port->lock);
+	for (p = 0; p < PFCSIM_NUM_PRIO; p++) {
+		port->req[p].base = 0;
+		port->req[p].since = now;
+		port->ind[p].base = 0;
+		port->ind[p].since = now;
+		port->dur[p].base = 0;
+		port->dur[p].since = now;
+	}
+	memset(&port->pub, 0, sizeof(port->pub));
+}
+
+/*
+ * After a write to stats_period_ms, stats_refresh_on_read or profile: a
+ * fresh copy if readers get one, and the period restarted from @now.
+ */
+static void pfcsim_stats_restart(struct pfcsim_port *port, ktime_t now)
+{
+	unsigned long period;
+
+	lockdep_assert_held(&port->lock);
+	if (pfcsim_copied(port))
+		pfcsim_publish(port, now);
+	if (!port->knob[PFCSIM_K_STATS_PERIOD] || port->dead)
+		return;	/* a pending work finds period 0 and stops */
+	period = msecs_to_jiffies(port->knob[PFCSIM_K_STATS_PERIOD]);
+	port->pub_next = jiffies + period;
+	mod_delayed_work(system_wq, &port->publish_work, period);
+}
+
+/* Every stats_period_ms: a new copy; re-arms itself.  Process context. */
+static void pfcsim_publish_work(struct work_struct *work)
+{
+	struct pfcsim_port *port = container_of(to_delayed_work(work),
+						struct pfcsim_port,
+						publish_work);
+	unsigned long period, now;
+
+	spin_lock_bh(&port->lock);
+	if (!port->knob[PFCSIM_K_STATS_PERIOD] || port->dead)
+		goto out;
+	period = msecs_to_jiffies(port->knob[PFCSIM_K_STATS_PERIOD]);
+	now = jiffies;
+	/* Early (the period was restarted meanwhile): wait until due. */
+	if (time_before(now, port->pub_next)) {
+		mod_delayed_work(system_wq, &port->publish_work,
+				 port->pub_next - now);
+		goto out;
+	}
+	pfcsim_publish(port, ktime_get());
+	/* On a fixed grid, unless the work fell a whole period behind. */
+	port->pub_next += period;
+	if (!time_after(port->pub_next, now))
+		port->pub_next = now + period;
+	mod_delayed_work(system_wq, &port->publish_work, port->pub_next - now);
+out:
+	spin_unlock_bh(&port->lock);
+}
+
+/*
+ * A successful ieee_setpfc changed pfc_en: the carrier goes down for
+ * setpfc_bounce_ms (extending a bounce already under way).
+ */
+static void pfcsim_bounce(struct pfcsim_port *port, ktime_t now)
+{
+	u32 ms = port->knob[PFCSIM_K_SETPFC_BOUNCE];
+
+	lockdep_assert_held(&port->lock);
+	if (!ms || port->dead)
+		return;
+	port->bounce_until = ktime_add_ms(now, ms);
+	if (port->up)
+		netif_carrier_off(port->dev);
+	mod_delayed_work(system_wq, &port->bounce_work, msecs_to_jiffies(ms));
+}
+
+/* Whether a bounce still holds the carrier down at @now. */
+static bool pfcsim_bouncing(const struct pfcsim_port *port, ktime_t now)
+{
+	return ktime_before(now, port->bounce_until);
+}
+
+/* The end of a bounce: carrier back on if the port is up.  Process context. */
+static void pfcsim_bounce_work(struct work_struct *work)
+{
+	struct pfcsim_port *port = container_of(to_delayed_work(work),
+						struct pfcsim_port,
+						bounce_work);
+	ktime_t now;
+	s64 left;
+
+	spin_lock_bh(&port->lock);
+	now = ktime_get();
+	if (pfcsim_bouncing(port, now)) {
+		/* Extended, or the jiffies timer was a little early. */
+		left = ktime_to_ns(ktime_sub(port->bounce_until, now));
+		if (!port->dead)
+			mod_delayed_work(system_wq, &port->bounce_work,
+					 usecs_to_jiffies(div_u64(left,
+								  NSEC_PER_USEC) + 1));
+	} else if (port->up) {
+		netif_carrier_on(port->dev);
+	}
+	spin_unlock_bh(&port->lock);
 }
 
 /* Stops or wakes TX queues so that exactly the paused ones are stopped. */
@@ -305,6 +654,7 @@ static void pfcsim_reconfigure(struct pfcsim_port *port)
 		ind &= port->pfc_en;
 	port->ind_rising = ind;
 	port->req_rising = (port->tx_storm | port->rx_slow) & port->pfc_en;
+	port->dur_rising = port->rx_storm & port->pfc_en;
 	pfcsim_apply_queues(port);
 }
 
@@ -534,8 +884,10 @@ static int pfcsim_open(struct net_device *dev)
 	port->up = true;
 	port->paused = 0;
 	pfcsim_apply_queues(port);
+	/* Under a bounce, the bounce work turns the carrier on. */
+	if (!pfcsim_bouncing(port, ktime_get()))
+		netif_carrier_on(dev);
 	spin_unlock_bh(&port->lock);
-	netif_carrier_on(dev);
 	return 0;
 }
 
@@ -544,8 +896,8 @@ static int pfcsim_stop(struct net_device *dev)
 {
 	struct pfcsim_port *port = netdev_priv(dev);
 
-	netif_carrier_off(dev);
 	spin_lock_bh(&port->lock);
+	netif_carrier_off(dev);
 	port->up = false;
 	port->paused = 0;
 	netif_tx_stop_all_queues(dev);
@@ -569,20 +921,50 @@ enum {
 	PFCSIM_STAT_RX_PACKETS,
 	PFCSIM_STAT_RX_PAUSE,
 	PFCSIM_STAT_TX_PAUSE,
-	PFCSIM_STATS_PER_PRIO
+	PFCSIM_STAT_RX_PAUSE_DURATION,
+	PFCSIM_STATS_PER_PRIO_MAX
 };
 
-static const char * const pfcsim_stat_fmt[PFCSIM_STATS_PER_PRIO] = {
+static const char * const pfcsim_stat_fmt[PFCSIM_STATS_PER_PRIO_MAX] = {
 	[PFCSIM_STAT_TX_PACKETS]	= "tx_prio%d_packets",
 	[PFCSIM_STAT_RX_PACKETS]	= "rx_prio%d_packets",
 	[PFCSIM_STAT_RX_PAUSE]		= "rx_prio%d_pause",
 	[PFCSIM_STAT_TX_PAUSE]		= "tx_prio%d_pause",
+	[PFCSIM_STAT_RX_PAUSE_DURATION]	= "rx_prio%d_pause_duration",
 };
 
+/*
+ * The statistics shown per priority, in order, as they depend on
+ * no_counters and pause_duration; returns how many.  RTNL held (those
+ * knobs are written under RTNL), so that the three ethtool ops agree.
+ */
+static int pfcsim_stat_ids(struct pfcsim_port *port, int *ids)
+{
+	int n = 0;
+
+	ASSERT_RTNL();
+	ids[n++] = PFCSIM_STAT_TX_PACKETS;
+	ids[n++] = PFCSIM_STAT_RX_PACKETS;
+	if (port->knob[PFCSIM_K_NO_COUNTERS])
+		return n;
+	ids[n++] = PFCSIM_STAT_RX_PAUSE;
+	ids[n++] = PFCSIM_STAT_TX_PAUSE;
+	if (port->knob[PFCSIM_K_PAUSE_DURATION])
+		ids[n++] = PFCSIM_STAT_RX_PAUSE_DURATION;
+	return n;
+}
+
+/* RTNL held: pfcwd looks the name up in its quirk table. */
 static void pfcsim_get_drvinfo(struct net_device *dev,
 			       struct ethtool_drvinfo *info)
 {
-	strscpy(info->driver, KBUILD_MODNAME, sizeof(info->driver));
+	struct pfcsim_port *port = netdev_priv(dev);
+	int prof = READ_ONCE(port->profile);
+	const char *driver = NULL;
+
+	if (prof != PFCSIM_PROFILE_CUSTOM)
+		driver = pfcsim_profiles[prof].driver;
+	strscpy(info->driver, driver ?: KBUILD_MODNAME, sizeof(info->driver));
 }
 
 static int pfcsim_get_link_ksettings(struct net_device *dev,
@@ -598,41 +980,67 @@ static int pfcsim_get_link_ksettings(struct net_device *dev,
 
 static int pfcsim_get_sset_count(struct net_device *dev, int sset)
 {
+	int ids[PFCSIM_STATS_PER_PRIO_MAX];
+
 	if (sset != ETH_SS_STATS)
 		return -EOPNOTSUPP;
-	return PFCSIM_NUM_PRIO * PFCSIM_STATS_PER_PRIO;
+	return PFCSIM_NUM_PRIO * pfcsim_stat_ids(netdev_priv(dev), ids);
 }
 
 static void pfcsim_get_strings(struct net_device *dev, u32 sset, u8 *data)
 {
-	int p, s;
+	int ids[PFCSIM_STATS_PER_PRIO_MAX];
+	int n, p, i;
 
 	if (sset != ETH_SS_STATS)
 		return;
+	n = pfcsim_stat_ids(netdev_priv(dev), ids);
 	for (p = 0; p < PFCSIM_NUM_PRIO; p++)
-		for (s = 0; s < PFCSIM_STATS_PER_PRIO; s++)
-			ethtool_sprintf(&data, pfcsim_stat_fmt[s], p);
+		for (i = 0; i < n; i++)
+			ethtool_sprintf(&data, pfcsim_stat_fmt[ids[i]], p);
 }
 
+/* With stats_refresh_on_read, takes a fresh copy of the pause counters. */
 static void pfcsim_get_ethtool_stats(struct net_device *dev,
 				     struct ethtool_stats *stats, u64 *data)
 {
 	struct pfcsim_port *port = netdev_priv(dev);
-	u64 req[PFCSIM_NUM_PRIO], ind[PFCSIM_NUM_PRIO];
 	u64 rx[PFCSIM_NUM_PRIO], tx, bytes, dropped;
-	int p;
+	int ids[PFCSIM_STATS_PER_PRIO_MAX];
+	struct pfcsim_snap snap;
+	ktime_t now;
+	int n, p, i;
 
+	n = pfcsim_stat_ids(port, ids);
 	spin_lock_bh(&port->lock);
-	pfcsim_read_pause(port, ktime_get(), req, ind);
+	port->calls[PFCSIM_C_STATS_READS]++;
+	now = ktime_get();
+	if (port->knob[PFCSIM_K_REFRESH_ON_READ])
+		pfcsim_publish(port, now);
+	pfcsim_read_counters(port, now, &snap);
 	spin_unlock_bh(&port->lock);
 	pfcsim_read_rx(&port->rx, rx, &bytes, &dropped);
 	for (p = 0; p < PFCSIM_NUM_PRIO; p++) {
 		pfcsim_read_tx(&port->tx[p], &tx, &bytes);
-		data[PFCSIM_STAT_TX_PACKETS] = tx;
-		data[PFCSIM_STAT_RX_PACKETS] = rx[p];
-		data[PFCSIM_STAT_RX_PAUSE] = ind[p];
-		data[PFCSIM_STAT_TX_PAUSE] = req[p];
-		data += PFCSIM_STATS_PER_PRIO;
+		for (i = 0; i < n; i++) {
+			switch (ids[i]) {
+			case PFCSIM_STAT_TX_PACKETS:
+				*data++ = tx;
+				break;
+			case PFCSIM_STAT_RX_PACKETS:
+				*data++ = rx[p];
+				break;
+			case PFCSIM_STAT_RX_PAUSE:
+				*data++ = snap.ind[p];
+				break;
+			case PFCSIM_STAT_TX_PAUSE:
+				*data++ = snap.req[p];
+				break;
+			default:
+				*data++ = snap.dur[p];
+				break;
+			}
+		}
 	}
 }
 
@@ -647,17 +1055,48 @@ static const struct ethtool_ops pfcsim_ethtool_ops = {
 
 /* --- dcbnl (RTNL held, process context) ------------------------------------ */
 
+/* Sleeps @us microseconds, as a firmware command would; may sleep. */
+static void pfcsim_sleep_us(u32 us)
+{
+	if (!us)
+		return;
+	if (us < 20 * USEC_PER_MSEC)
+		usleep_range(us, us + us / 8 + 10);
+	else
+		msleep(DIV_ROUND_UP(us, USEC_PER_MSEC));
+}
+
+/* May sleep (getpfc_delay_us): process context only. */
 static int pfcsim_ieee_getpfc(struct net_device *dev, struct ieee_pfc *pfc)
 {
 	struct pfcsim_port *port = netdev_priv(dev);
+	struct pfcsim_snap snap;
+	u32 delay, fail;
+	bool swap;
 
 	memset(pfc, 0, sizeof(*pfc));
+	spin_lock_bh(&port->lock);
+	port->calls[PFCSIM_C_GETPFC]++;
+	delay = port->knob[PFCSIM_K_GETPFC_DELAY];
+	fail = port->knob[PFCSIM_K_GETPFC_FAIL];
+	spin_unlock_bh(&port->lock);
+	pfcsim_sleep_us(delay);
+	if (fail)
+		return -(int)fail;
+
 	pfc->pfc_cap = PFCSIM_NUM_PRIO;
 	spin_lock_bh(&port->lock);
 	pfc->pfc_en = port->pfc_en;
 	pfc->mbc = port->mbc;
 	pfc->delay = port->delay;
-	pfcsim_read_pause(port, ktime_get(), pfc->requests, pfc->indications);
+	if (!port->knob[PFCSIM_K_NO_COUNTERS]) {
+		pfcsim_read_counters(port, ktime_get(), &snap);
+		swap = port->knob[PFCSIM_K_SWAP];
+		memcpy(pfc->requests, swap ? snap.ind : snap.req,
+		       sizeof(pfc->requests));
+		memcpy(pfc->indications, swap ? snap.req : snap.ind,
+		       sizeof(pfc->indications));
+	}
 	spin_unlock_bh(&port->lock);
 	return 0;
 }
@@ -665,13 +1104,26 @@ static int pfcsim_ieee_getpfc(struct net_device *dev, struct ieee_pfc *pfc)
 static int pfcsim_ieee_setpfc(struct net_device *dev, struct ieee_pfc *pfc)
 {
 	struct pfcsim_port *port = netdev_priv(dev);
+	bool changed;
+	ktime_t now;
+	u32 fail;
 
 	spin_lock_bh(&port->lock);
-	pfcsim_fold(port, ktime_get());
+	port->calls[PFCSIM_C_SETPFC]++;
+	fail = port->knob[PFCSIM_K_SETPFC_FAIL];
+	if (fail) {
+		spin_unlock_bh(&port->lock);
+		return -(int)fail;
+	}
+	now = ktime_get();
+	changed = port->pfc_en != pfc->pfc_en;
+	pfcsim_fold(port, now);
 	port->pfc_en = pfc->pfc_en;
 	port->mbc = pfc->mbc;
 	port->delay = pfc->delay;
 	pfcsim_reconfigure(port);
+	if (changed)
+		pfcsim_bounce(port, now);
 	spin_unlock_bh(&port->lock);
 	return 0;
 }
@@ -956,9 +1408,147 @@ static ssize_t pfcsim_cwd_write(struct file *file, const char __user *ubuf,
 
 	spin_lock_bh(&port->lock);
 	pfcsim_fold(port, ktime_get());
+	if (port->count_when_disabled != val)
+		WRITE_ONCE(port->profile, PFCSIM_PROFILE_CUSTOM);
 	port->count_when_disabled = val;
 	pfcsim_reconfigure(port);
 	spin_unlock_bh(&port->lock);
+	return count;
+}
+
+/* The driver knobs: one pair of handlers, the knob in the private data. */
+static ssize_t pfcsim_knob_read(struct file *file, char __user *ubuf,
+				size_t count, loff_t *ppos)
+{
+	struct pfcsim_port_file *pf = file->private_data;
+	struct pfcsim_port *port = pf->port;
+	u32 val;
+
+	spin_lock_bh(&port->lock);
+	val = port->knob[pf->idx];
+	spin_unlock_bh(&port->lock);
+	return pfcsim_uint_read(ubuf, count, ppos, val);
+}
+
+static ssize_t pfcsim_knob_write(struct file *file, const char __user *ubuf,
+				 size_t count, loff_t *ppos)
+{
+	struct pfcsim_port_file *pf = file->private_data;
+	struct pfcsim_port *port = pf->port;
+	char buf[PFCSIM_ARG_MAX];
+	unsigned int val;
+	int err;
+
+	err = pfcsim_user_arg(ubuf, count, ppos, buf, sizeof(buf));
+	if (!err)
+		err = pfcsim_parse_uint(buf, &val);
+	if (err || val > pfcsim_knob_defs[pf->idx].max)
+		return err ?: -EINVAL;
+
+	/* RTNL: no_counters and pause_duration change ethtool's layout. */
+	rtnl_lock();
+	spin_lock_bh(&port->lock);
+	if (port->knob[pf->idx] != val)
+		WRITE_ONCE(port->profile, PFCSIM_PROFILE_CUSTOM);
+	port->knob[pf->idx] = val;
+	if (pf->idx == PFCSIM_K_STATS_PERIOD ||
+	    pf->idx == PFCSIM_K_REFRESH_ON_READ)
+		pfcsim_stats_restart(port, ktime_get());
+	spin_unlock_bh(&port->lock);
+	rtnl_unlock();
+	return count;
+}
+
+static ssize_t pfcsim_calls_read(struct file *file, char __user *ubuf,
+				 size_t count, loff_t *ppos)
+{
+	struct pfcsim_port_file *pf = file->private_data;
+	struct pfcsim_port *port = pf->port;
+	char buf[24];
+	u64 val;
+	int len;
+
+	spin_lock_bh(&port->lock);
+	val = port->calls[pf->idx];
+	spin_unlock_bh(&port->lock);
+	len = scnprintf(buf, sizeof(buf), "%llu\n", val);
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+}
+
+static ssize_t pfcsim_counter_reset_write(struct file *file,
+					  const char __user *ubuf,
+					  size_t count, loff_t *ppos)
+{
+	struct pfcsim_port *port = file->private_data;
+	char buf[PFCSIM_ARG_MAX];
+	unsigned int val;
+	int err;
+
+	err = pfcsim_user_arg(ubuf, count, ppos, buf, sizeof(buf));
+	if (!err)
+		err = pfcsim_parse_uint(buf, &val);
+	if (err || val != 1)
+		return err ?: -EINVAL;
+
+	spin_lock_bh(&port->lock);
+	pfcsim_reset_counters(port, ktime_get());
+	spin_unlock_bh(&port->lock);
+	return count;
+}
+
+static ssize_t pfcsim_profile_read(struct file *file, char __user *ubuf,
+				   size_t count, loff_t *ppos)
+{
+	struct pfcsim_port *port = file->private_data;
+	const char *name = "custom";
+	char buf[32];
+	int prof, len;
+
+	spin_lock_bh(&port->lock);
+	prof = port->profile;
+	spin_unlock_bh(&port->lock);
+	if (prof != PFCSIM_PROFILE_CUSTOM)
+		name = pfcsim_profiles[prof].name;
+	len = scnprintf(buf, sizeof(buf), "%s\n", name);
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+}
+
+/* A profile's name, with at most one trailing newline. */
+static ssize_t pfcsim_profile_write(struct file *file,
+				    const char __user *ubuf, size_t count,
+				    loff_t *ppos)
+{
+	struct pfcsim_port *port = file->private_data;
+	const struct pfcsim_profile *prof;
+	char buf[PFCSIM_ARG_MAX];
+	size_t len;
+	ktime_t now;
+	int err, i;
+
+	err = pfcsim_user_arg(ubuf, count, ppos, buf, sizeof(buf));
+	if (err)
+		return err;
+	len = strlen(buf);
+	if (len && buf[len - 1] == '\n')
+		buf[--len] = '\0';
+	for (i = 0; i < ARRAY_SIZE(pfcsim_profiles); i++)
+		if (!strcmp(buf, pfcsim_profiles[i].name))
+			break;
+	if (i == ARRAY_SIZE(pfcsim_profiles))
+		return -EINVAL;
+	prof = &pfcsim_profiles[i];
+
+	rtnl_lock();
+	spin_lock_bh(&port->lock);
+	now = ktime_get();
+	pfcsim_fold(port, now);
+	memcpy(port->knob, prof->knob, sizeof(port->knob));
+	port->count_when_disabled = prof->count_when_disabled;
+	WRITE_ONCE(port->profile, i);
+	pfcsim_reconfigure(port);
+	pfcsim_stats_restart(port, now);
+	spin_unlock_bh(&port->lock);
+	rtnl_unlock();
 	return count;
 }
 
@@ -1100,10 +1690,16 @@ PFCSIM_FOPS(pfcsim_cwd_fops, pfcsim_cwd_read, pfcsim_cwd_write);
 PFCSIM_FOPS(pfcsim_inject_rx_fops, NULL, pfcsim_inject_rx_write);
 PFCSIM_FOPS(pfcsim_push_fops, pfcsim_push_read, pfcsim_push_write);
 PFCSIM_FOPS(pfcsim_changed_fops, pfcsim_changed_read, NULL);
+PFCSIM_FOPS(pfcsim_knob_fops, pfcsim_knob_read, pfcsim_knob_write);
+PFCSIM_FOPS(pfcsim_calls_fops, pfcsim_calls_read, NULL);
+PFCSIM_FOPS(pfcsim_counter_reset_fops, NULL, pfcsim_counter_reset_write);
+PFCSIM_FOPS(pfcsim_profile_fops, pfcsim_profile_read, pfcsim_profile_write);
 
 static int pfcsim_port_debugfs(struct pfcsim_port *port)
 {
+	struct pfcsim_port_file *pf;
 	struct dentry *dir;
+	int i;
 
 	dir = debugfs_create_dir(port->dev->name, pfcsim_debugfs);
 	if (IS_ERR(dir))
@@ -1119,6 +1715,23 @@ static int pfcsim_port_debugfs(struct pfcsim_port *port)
 			    &pfcsim_inject_rx_fops);
 	debugfs_create_file("push_pause", 0600, dir, port, &pfcsim_push_fops);
 	debugfs_create_file("changed_ns", 0400, dir, port, &pfcsim_changed_fops);
+	for (i = 0; i < PFCSIM_NUM_KNOBS; i++) {
+		pf = &port->knob_file[i];
+		pf->port = port;
+		pf->idx = i;
+		debugfs_create_file(pfcsim_knob_defs[i].name, 0600, dir, pf,
+				    &pfcsim_knob_fops);
+	}
+	for (i = 0; i < PFCSIM_NUM_CALLS; i++) {
+		pf = &port->calls_file[i];
+		pf->port = port;
+		pf->idx = i;
+		debugfs_create_file(pfcsim_calls_names[i], 0400, dir, pf,
+				    &pfcsim_calls_fops);
+	}
+	debugfs_create_file("counter_reset", 0200, dir, port,
+			    &pfcsim_counter_reset_fops);
+	debugfs_create_file("profile", 0600, dir, port, &pfcsim_profile_fops);
 	port->dir = dir;
 	return 0;
 }
@@ -1147,6 +1760,9 @@ static void pfcsim_port_init(struct pfcsim_port *port, struct net_device *dev)
 	mutex_init(&port->push_lock);
 	hrtimer_init(&port->push_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	port->push_timer.function = pfcsim_push_tick;
+	INIT_DELAYED_WORK(&port->publish_work, pfcsim_publish_work);
+	INIT_DELAYED_WORK(&port->bounce_work, pfcsim_bounce_work);
+	port->profile = PFCSIM_PROFILE_IDEAL;
 	port->pfc_en = PFCSIM_PFC_EN_DEFAULT;
 	port->pause_rate = PFCSIM_RATE_DEFAULT;
 	port->count_when_disabled = true;
@@ -1156,6 +1772,7 @@ static void pfcsim_port_init(struct pfcsim_port *port, struct net_device *dev)
 		port->ets.tc_tsa[p] = IEEE_8021QAZ_TSA_STRICT;
 		port->req[p].since = now;
 		port->ind[p].since = now;
+		port->dur[p].since = now;
 		u64_stats_init(&port->tx[p].syncp);
 	}
 	u64_stats_init(&port->rx.syncp);
@@ -1214,6 +1831,12 @@ static void pfcsim_port_del(struct pfcsim_port *port)
 	/* Waits for the port's debugfs handlers; none can start after. */
 	debugfs_remove(port->dir);
 	pfcsim_push_set(port, false);
+	/* No work re-arms itself, nor does ieee_setpfc queue one, after. */
+	spin_lock_bh(&port->lock);
+	port->dead = true;
+	spin_unlock_bh(&port->lock);
+	cancel_delayed_work_sync(&port->publish_work);
+	cancel_delayed_work_sync(&port->bounce_work);
 	unregister_netdev(port->dev);	/* frees port */
 }
 
