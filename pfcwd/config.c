@@ -7,8 +7,11 @@
  * Applying: priorities no longer watched, or every priority when the port
  * is disabled, are restored (their pfc_en bits and datapath state put back)
  * and their state machines forgotten, keeping their stats.  A storm in
- * progress keeps the action it started with.  The poller is told to take a
- * full sample of the port next.
+ * progress keeps the action it started with, and a device-action change
+ * leaves the pfc_en state of storms in progress as it is (a bit cleared
+ * stays cleared and is put back at restoration; one not cleared is not
+ * cleared now): the new device-action applies from the next storm.  The
+ * poller is told to take a full sample of the port next.
  *
  * Context: process.  pfcwd_config_check() needs no lock;
  * pfcwd_port_configure() runs with RTNL and port->lock held.
@@ -45,6 +48,11 @@ int pfcwd_config_check(const struct pfcwd_config_change *chg,
 	}
 	if ((chg->set & PFCWD_CFG_ACTION) && cfg->action > PFCWD_ACTION_MAX) {
 		NL_SET_ERR_MSG(extack, "pfcwd: action must be drop, forward or alert");
+		return -EINVAL;
+	}
+	if ((chg->set & PFCWD_CFG_DEVICE_ACTION) &&
+	    cfg->device_action > PFCWD_DEVICE_ACTION_MAX) {
+		NL_SET_ERR_MSG(extack, "pfcwd: device-action must be auto, on or off");
 		return -EINVAL;
 	}
 	if ((chg->set & PFCWD_CFG_STORM_LIMIT) &&
@@ -90,6 +98,9 @@ int pfcwd_port_configure(struct pfcwd_port *port,
 		cfg->action = in->action;
 	if (chg->set & PFCWD_CFG_STORM_LIMIT)
 		cfg->storm_limit = in->storm_limit;
+	/* Storms in progress keep their pfc_en bits as they are (above). */
+	if (chg->set & PFCWD_CFG_DEVICE_ACTION)
+		cfg->device_action = in->device_action;
 	if (chg->set & PFCWD_CFG_PRIOS) {
 		pfcwd_action_forget(port, cfg->prios & ~in->prios);
 		cfg->prios = in->prios;

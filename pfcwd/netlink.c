@@ -212,6 +212,40 @@ int pfcwd_nl_fill_prio(struct sk_buff *skb, struct pfcwd_port *port, int p,
 	return 0;
 }
 
+/*
+ * The device side of a port: device-action and what it comes to, the
+ * driver profile, and how its counters are read.  The freshness fields
+ * are the poller's, written without port->lock: they are read once each
+ * with READ_ONCE, for display, and may be from slightly different polls.
+ */
+static int pfcwd_nl_fill_device(struct sk_buff *skb,
+				const struct pfcwd_port *port)
+{
+	if (nla_put_u32(skb, PFCWD_A_PORT_DEVICE_ACTION,
+			port->cfg.device_action) ||
+	    nla_put_u8(skb, PFCWD_A_PORT_DEVICE_PFC,
+		       pfcwd_action_device_pfc(port)) ||
+	    nla_put_u8(skb, PFCWD_A_PORT_SETPFC_HURTS,
+		       READ_ONCE(port->setpfc_hurts)) ||
+	    nla_put_u64_64bit(skb, PFCWD_A_PORT_SETPFC_ERRORS,
+			      port->setpfc_errors, PFCWD_A_PORT_PAD) ||
+	    nla_put_string(skb, PFCWD_A_PORT_PROFILE, port->profile->name) ||
+	    nla_put_u32(skb, PFCWD_A_PORT_REFRESH_MS,
+			READ_ONCE(port->refresh_ms)) ||
+	    nla_put_u8(skb, PFCWD_A_PORT_REFRESH_LEARNT,
+		       READ_ONCE(port->refresh_learnt)) ||
+	    nla_put_u64_64bit(skb, PFCWD_A_PORT_READS,
+			      READ_ONCE(port->reads), PFCWD_A_PORT_PAD) ||
+	    nla_put_u64_64bit(skb, PFCWD_A_PORT_FORCED_READS,
+			      READ_ONCE(port->forced), PFCWD_A_PORT_PAD) ||
+	    nla_put_u64_64bit(skb, PFCWD_A_PORT_READ_ERRORS,
+			      READ_ONCE(port->read_errors), PFCWD_A_PORT_PAD) ||
+	    nla_put_u32(skb, PFCWD_A_PORT_READ_RATE,
+			READ_ONCE(port->read_rate)))
+		return -EMSGSIZE;
+	return 0;
+}
+
 /**
  * pfcwd_nl_fill_port - write a port: device, configuration, state, and
  *	every priority
@@ -247,7 +281,7 @@ int pfcwd_nl_fill_port(struct sk_buff *skb, struct pfcwd_port *port,
 	    nla_put_u32(skb, PFCWD_A_PORT_STORM_LIMIT, cfg->storm_limit) ||
 	    nla_put_u8(skb, PFCWD_A_PORT_STORMED, stormed) ||
 	    nla_put_u32(skb, PFCWD_A_PORT_GRANULARITY_US,
-			div_u64(pfcwd_poll_granularity_ns(), NSEC_PER_USEC)) ||
+			div_u64(pfcwd_port_granularity_ns(port), NSEC_PER_USEC)) ||
 	    nla_put_u32(skb, PFCWD_A_PORT_SOURCE, source) ||
 	    (port->has_dcb &&
 	     nla_put_u8(skb, PFCWD_A_PORT_PFC_EN, port->pfc_en)) ||
@@ -264,6 +298,8 @@ int pfcwd_nl_fill_port(struct sk_buff *skb, struct pfcwd_port *port,
 				      malformed, PFCWD_A_PORT_PAD))
 			return -EMSGSIZE;
 	}
+	if (pfcwd_nl_fill_device(skb, port))
+		return -EMSGSIZE;
 
 	for (p = 0; p < PFCWD_NUM_PRIO; p++)
 		if (pfcwd_nl_fill_prio(skb, port, p,

@@ -19,6 +19,21 @@ static struct netlink_range_validation pfcwd_nl_time_range = {
 	.max = PFCWD_TIME_MS_MAX,
 };
 
+/*
+ * A device-action outside the enum: ERANGE like the other range checks of
+ * the policy, with a message that names the values.
+ */
+static int pfcwd_nl_device_action_valid(const struct nlattr *attr,
+					struct netlink_ext_ack *extack)
+{
+	if (nla_get_u32(attr) > PFCWD_DEVICE_ACTION_MAX) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "pfcwd: device-action must be auto, on or off");
+		return -ERANGE;
+	}
+	return 0;
+}
+
 const struct nla_policy pfcwd_nl_port_set_policy[PFCWD_A_PORT_MAX + 1] = {
 	PFCWD_NL_DEV_POLICY,
 	[PFCWD_A_PORT_ENABLED] = NLA_POLICY_MAX(NLA_U8, 1),
@@ -30,6 +45,8 @@ const struct nla_policy pfcwd_nl_port_set_policy[PFCWD_A_PORT_MAX + 1] = {
 	[PFCWD_A_PORT_PRIOS] = { .type = NLA_U8 },
 	[PFCWD_A_PORT_STORM_LIMIT] = NLA_POLICY_MAX(NLA_U32,
 						    PFCWD_STORM_LIMIT_MAX),
+	[PFCWD_A_PORT_DEVICE_ACTION] =
+		NLA_POLICY_VALIDATE_FN(NLA_U32, pfcwd_nl_device_action_valid),
 };
 
 /* The configuration change a request asks for. */
@@ -56,6 +73,10 @@ static void pfcwd_nl_change(struct nlattr **tb, struct pfcwd_config_change *chg)
 	if (tb[PFCWD_A_PORT_STORM_LIMIT]) {
 		chg->set |= PFCWD_CFG_STORM_LIMIT;
 		cfg->storm_limit = nla_get_u32(tb[PFCWD_A_PORT_STORM_LIMIT]);
+	}
+	if (tb[PFCWD_A_PORT_DEVICE_ACTION]) {
+		chg->set |= PFCWD_CFG_DEVICE_ACTION;
+		cfg->device_action = nla_get_u32(tb[PFCWD_A_PORT_DEVICE_ACTION]);
 	}
 	if (tb[PFCWD_A_PORT_ENABLED]) {
 		chg->set |= PFCWD_CFG_ENABLED;

@@ -10,7 +10,11 @@
  *   enabled              rw  0 | 1
  *   stormed              ro  priorities stormed or latched
  *   restore              wo  priorities to restore by hand (latched ones)
- *   granularity_us       ro  bound on detection lateness (see poll.c)
+ *   granularity_us       ro  bound on this port's detection lateness
+ *                            (see pfcwd_port_granularity_ns())
+ *   device_action        rw  auto | on | off: may mitigation use pfc_en
+ *   profile              ro  the driver profile's name
+ *   refresh_ms           ro  counter refresh period in force, 0 = live
  *
  * Writes are parsed strictly and applied through pfcwd_port_configure()
  * (config.c), the path tc and netlink share; a bad one fails with -EINVAL
@@ -248,14 +252,56 @@ static ssize_t restore_store(struct device *d, struct device_attribute *attr,
 
 static DEVICE_ATTR_WO(restore);
 
-static ssize_t granularity_us_show(struct device *d,
-				   struct device_attribute *attr, char *buf)
+#define PFCWD_ATTR_RO(name)						\
+static ssize_t name##_show(struct device *d,				\
+			   struct device_attribute *attr, char *buf)	\
+{									\
+	return pfcwd_sysfs_show(d, buf, pfcwd_show_##name);		\
+}									\
+static DEVICE_ATTR_RO(name)
+
+static ssize_t pfcwd_show_granularity_us(struct pfcwd_port *port, char *buf)
 {
 	return sysfs_emit(buf, "%llu\n",
-			  div_u64(pfcwd_poll_granularity_ns(), NSEC_PER_USEC));
+			  div_u64(pfcwd_port_granularity_ns(port),
+				  NSEC_PER_USEC));
 }
 
-static DEVICE_ATTR_RO(granularity_us);
+PFCWD_ATTR_RO(granularity_us);
+
+static ssize_t pfcwd_show_device_action(struct pfcwd_port *port, char *buf)
+{
+	return sysfs_emit(buf, "%s\n",
+			  pfcwd_device_action_name(port->cfg.device_action));
+}
+
+/* Storms in progress keep their pfc_en state; see config.c. */
+static int pfcwd_store_device_action(struct pfcwd_port *port,
+				     const char *buf)
+{
+	struct pfcwd_config cfg = {};
+
+	if (pfcwd_device_action_parse(buf, &cfg.device_action))
+		return -EINVAL;
+	return pfcwd_sysfs_set(port, PFCWD_CFG_DEVICE_ACTION, &cfg);
+}
+
+PFCWD_ATTR_RW(device_action);
+
+static ssize_t pfcwd_show_profile(struct pfcwd_port *port, char *buf)
+{
+	return sysfs_emit(buf, "%s\n", port->profile->name);
+}
+
+PFCWD_ATTR_RO(profile);
+
+/* The poller's, written without port->lock: a racy read, for display. */
+static ssize_t pfcwd_show_refresh_ms(struct pfcwd_port *port, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(port->refresh_ms));
+}
+
+PFCWD_ATTR_RO(refresh_ms);
 
 static struct attribute *pfcwd_attrs[] = {
 	&dev_attr_detection_time_ms.attr,
@@ -267,6 +313,9 @@ static struct attribute *pfcwd_attrs[] = {
 	&dev_attr_stormed.attr,
 	&dev_attr_restore.attr,
 	&dev_attr_granularity_us.attr,
+	&dev_attr_device_action.attr,
+	&dev_attr_profile.attr,
+	&dev_attr_refresh_ms.attr,
 	NULL,
 };
 

@@ -50,8 +50,10 @@ int parse_u32(const char *s, uint32_t *v);
 int parse_ms(const char *s, uint32_t *v);
 int parse_prios(const char *s, uint8_t *mask);
 int parse_action(const char *s, uint32_t *action);
+int parse_device_action(const char *s, uint32_t *da);
 unsigned int dev_index(const char *name);
 const char *action_name(uint64_t action);
+const char *device_action_name(uint64_t da);
 const char *state_name(uint64_t state);
 const char *latch_name(uint64_t latch);
 const char *source_name(uint64_t source);
@@ -119,19 +121,21 @@ struct port_info {
 	uint64_t have;			/* bit (1 << PFCWD_A_PORT_x) */
 	uint64_t v[PORT_ATTRS];
 	char ifname[IF_NAMESIZE];
+	char profile[32];		/* PFCWD_A_PORT_PROFILE */
 	struct prio_info prio[PFCWD_NUM_PRIO];
 };
 
 /* How a port or priority attribute is shown. */
 enum attr_fmt {
 	AF_NUM,		/* a number */
-	AF_STR,		/* a string (ifname) */
+	AF_STR,		/* a string (ifname, profile) */
 	AF_BOOL,	/* 0 or 1 */
 	AF_ACTION,	/* enum pfcwd_action */
 	AF_STATE,	/* enum pfcwd_prio_state */
 	AF_LATCH,	/* enum pfcwd_latch_reason */
 	AF_SOURCE,	/* enum pfcwd_source */
 	AF_PRIOS,	/* bitmask of priorities */
+	AF_DEVICE_ACTION, /* enum pfcwd_device_action */
 };
 
 /* Which JSON objects carry the attribute. */

@@ -30,6 +30,7 @@ static void usage(FILE *f)
 		"       pfcwd set dev DEV [ on | off ] [ detect MS ] [ restore MS ]\n"
 		"                         [ action { drop | forward | alert } ]\n"
 		"                         [ prio LIST ] [ limit N ]\n"
+		"                         [ device-action { auto | on | off } ]\n"
 		"       pfcwd restore dev DEV prio LIST\n"
 		"       pfcwd monitor [ dev DEV ] [ count N ]\n"
 		"       pfcwd headroom speed SPEED cable LENGTH [ mtu BYTES ]\n"

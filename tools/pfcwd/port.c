@@ -34,6 +34,17 @@ const struct attr_key port_keys[] = {
 	{ PFCWD_A_PORT_PFC_EN, "pfc_en", AF_PRIOS, AK_SHOW },
 	{ PFCWD_A_PORT_QDISCS, "qdiscs", AF_NUM, AK_SHOW },
 	{ PFCWD_A_PORT_HELD, "held", AF_BOOL, AK_SHOW },
+	{ PFCWD_A_PORT_DEVICE_ACTION, "device_action", AF_DEVICE_ACTION, AK_SHOW },
+	{ PFCWD_A_PORT_DEVICE_PFC, "device_pfc", AF_BOOL, AK_SHOW },
+	{ PFCWD_A_PORT_SETPFC_HURTS, "setpfc_hurts", AF_BOOL, AK_SHOW },
+	{ PFCWD_A_PORT_SETPFC_ERRORS, "setpfc_errors", AF_NUM, AK_SHOW },
+	{ PFCWD_A_PORT_PROFILE, "profile", AF_STR, AK_SHOW },
+	{ PFCWD_A_PORT_REFRESH_MS, "refresh_ms", AF_NUM, AK_SHOW },
+	{ PFCWD_A_PORT_REFRESH_LEARNT, "refresh_learnt", AF_BOOL, AK_SHOW },
+	{ PFCWD_A_PORT_READS, "reads", AF_NUM, AK_SHOW },
+	{ PFCWD_A_PORT_FORCED_READS, "forced_reads", AF_NUM, AK_SHOW },
+	{ PFCWD_A_PORT_READ_ERRORS, "read_errors", AF_NUM, AK_SHOW },
+	{ PFCWD_A_PORT_READ_RATE, "read_rate", AF_NUM, AK_SHOW },
 	{ PFCWD_A_PORT_GLOBAL_PAUSE, "global_pause", AF_NUM, AK_STATS },
 	{ PFCWD_A_PORT_PAUSE_MALFORMED, "pause_malformed", AF_NUM, AK_STATS },
 };
@@ -86,6 +97,16 @@ static const uint8_t port_size[PORT_ATTRS] = {
 	[PFCWD_A_PORT_HELD] = 1,
 	[PFCWD_A_PORT_GLOBAL_PAUSE] = 8,
 	[PFCWD_A_PORT_PAUSE_MALFORMED] = 8,
+	[PFCWD_A_PORT_DEVICE_ACTION] = 4,
+	[PFCWD_A_PORT_DEVICE_PFC] = 1,
+	[PFCWD_A_PORT_SETPFC_HURTS] = 1,
+	[PFCWD_A_PORT_SETPFC_ERRORS] = 8,
+	[PFCWD_A_PORT_REFRESH_MS] = 4,
+	[PFCWD_A_PORT_REFRESH_LEARNT] = 1,
+	[PFCWD_A_PORT_READS] = 8,
+	[PFCWD_A_PORT_FORCED_READS] = 8,
+	[PFCWD_A_PORT_READ_ERRORS] = 8,
+	[PFCWD_A_PORT_READ_RATE] = 4,
 };
 
 static const uint8_t prio_size[PRIO_ATTRS] = {
@@ -96,6 +117,16 @@ static const uint8_t prio_size[PRIO_ATTRS] = {
 	[PFCWD_A_PRIO_ACTION] = 4,
 	[PFCWD_A_PRIO_DETECTED ... PFCWD_A_PRIO_EVENT_NS] = 8,
 };
+
+/* A NUL-terminated string attribute into @buf; -EPROTO if malformed. */
+static int attr_str(const struct nlattr *a, char *buf, size_t size)
+{
+	if (mnl_attr_validate(a, MNL_TYPE_NUL_STRING) ||
+	    mnl_attr_get_payload_len(a) > size)
+		return -EPROTO;
+	snprintf(buf, size, "%s", mnl_attr_get_str(a));
+	return 0;
+}
 
 /* Reads a number attribute of the size the ABI says; -EPROTO if not. */
 static int attr_num(const struct nlattr *a, unsigned int size, uint64_t *v)
@@ -154,12 +185,11 @@ int port_parse(const struct nlmsghdr *nlh, struct port_info *pi)
 	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
 		uint16_t t = mnl_attr_get_type(a);
 
-		if (t == PFCWD_A_PORT_IFNAME) {
-			if (mnl_attr_validate(a, MNL_TYPE_NUL_STRING) ||
-			    mnl_attr_get_payload_len(a) > IF_NAMESIZE)
+		if (t == PFCWD_A_PORT_IFNAME || t == PFCWD_A_PORT_PROFILE) {
+			if (t == PFCWD_A_PORT_IFNAME ?
+			    attr_str(a, pi->ifname, sizeof(pi->ifname)) :
+			    attr_str(a, pi->profile, sizeof(pi->profile)))
 				return -EPROTO;
-			snprintf(pi->ifname, sizeof(pi->ifname), "%s",
-				 mnl_attr_get_str(a));
 			pi->have |= 1ULL << t;
 			continue;
 		}
@@ -207,6 +237,9 @@ static void json_attr(const struct attr_key *k, uint64_t v)
 	case AF_PRIOS:
 		jw_prio_list(k->key, (uint8_t)v);
 		break;
+	case AF_DEVICE_ACTION:
+		jw_str(k->key, device_action_name(v));
+		break;
 	}
 }
 
@@ -222,6 +255,8 @@ void json_port_members(const struct port_info *pi, unsigned int kind)
 			continue;
 		if (k->type == PFCWD_A_PORT_IFNAME)
 			jw_str(k->key, pi->ifname);
+		else if (k->type == PFCWD_A_PORT_PROFILE)
+			jw_str(k->key, pi->profile);
 		else
 			json_attr(k, pi->v[k->type]);
 	}
@@ -259,6 +294,8 @@ const char *port_attr_name(uint16_t type)
 		return "prio";
 	case PFCWD_A_PORT_STORM_LIMIT:
 		return "limit";
+	case PFCWD_A_PORT_DEVICE_ACTION:
+		return "device-action";
 	}
 	return "(unknown)";
 }

@@ -19,6 +19,7 @@ void usage_set(FILE *f)
 	fprintf(f, "Usage: pfcwd set dev DEV [ on | off ] [ detect MS ] [ restore MS ]\n"
 		   "                        [ action { drop | forward | alert } ]\n"
 		   "                        [ prio LIST ] [ limit N ]\n"
+		   "                        [ device-action { auto | on | off } ]\n"
 		   "LIST := PRIO[,PRIO...] | none   PRIO := 0-7 | A-B\n");
 }
 
@@ -80,9 +81,10 @@ static int run(struct genl *g, struct nlmsghdr *req, const char *what)
 int cmd_set(int argc, char **argv)
 {
 	char buf[GENL_BUF_SIZE], what[64];
-	uint32_t detect = 0, restore = 0, action = 0, limit = 0;
+	uint32_t detect = 0, restore = 0, action = 0, limit = 0, dev_action = 0;
 	bool has_detect = false, has_restore = false, has_action = false;
 	bool has_limit = false, has_prios = false, has_enabled = false;
+	bool has_dev_action = false;
 	const char *dev = NULL, *s;
 	uint8_t prios = 0, enabled = 0;
 	unsigned int ifindex = 0;
@@ -112,6 +114,12 @@ int cmd_set(int argc, char **argv)
 		} else if (matches(*argv, "prio")) {
 			prios = arg_prios(&argc, &argv, "prio");
 			has_prios = true;
+		} else if (matches(*argv, "device-action")) {
+			s = next_arg(&argc, &argv, "device-action");
+			if (parse_device_action(s, &dev_action))
+				usage_error("bad device-action \"%s\": expected auto, on or off",
+					    s);
+			has_dev_action = true;
 		} else if (matches(*argv, "limit")) {
 			limit = arg_u32(&argc, &argv, "limit", "storm limit");
 			has_limit = true;
@@ -124,7 +132,7 @@ int cmd_set(int argc, char **argv)
 	}
 	need_dev(dev, "set");
 	if (!has_enabled && !has_detect && !has_restore && !has_action &&
-	    !has_prios && !has_limit)
+	    !has_prios && !has_limit && !has_dev_action)
 		usage_error("set: nothing to change on %s", dev);
 
 	if (genl_open(&g)) {
@@ -145,6 +153,8 @@ int cmd_set(int argc, char **argv)
 		mnl_attr_put_u8(req, PFCWD_A_PORT_PRIOS, prios);
 	if (has_limit)
 		mnl_attr_put_u32(req, PFCWD_A_PORT_STORM_LIMIT, limit);
+	if (has_dev_action)
+		mnl_attr_put_u32(req, PFCWD_A_PORT_DEVICE_ACTION, dev_action);
 	snprintf(what, sizeof(what), "set dev %s", dev);
 	ret = run(&g, req, what);
 	genl_close(&g);

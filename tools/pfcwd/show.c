@@ -151,6 +151,59 @@ static void show_prios(const struct port_info *pi, unsigned int type,
 	}
 }
 
+/* What device-action comes to on this port: "pfc_en", or why not. */
+static const char *device_lever(const struct port_info *pi)
+{
+	if (pi->v[PFCWD_A_PORT_DEVICE_PFC])
+		return "pfc_en";
+	if (!has(pi->have, PFCWD_A_PORT_PFC_EN))
+		return "datapath only: no DCB";
+	switch (pi->v[PFCWD_A_PORT_DEVICE_ACTION]) {
+	case PFCWD_DEVICE_ACTION_OFF:
+		return "datapath only";
+	case PFCWD_DEVICE_ACTION_AUTO:
+		if (pi->v[PFCWD_A_PORT_SETPFC_HURTS])
+			return "datapath only: setpfc bounced the link";
+		return "datapath only: profile";
+	}
+	return "datapath only";
+}
+
+/*
+ * The device side: profile, counter refresh, device-action and its lever,
+ * counter reads.  Nothing from a kernel that does not report them.
+ */
+static void show_device(const struct port_info *pi)
+{
+	if (!has(pi->have, PFCWD_A_PORT_DEVICE_ACTION))
+		return;
+	printf("   ");
+	if (has(pi->have, PFCWD_A_PORT_PROFILE))
+		printf(" profile %s", pi->profile);
+	if (has(pi->have, PFCWD_A_PORT_REFRESH_MS)) {
+		if (pi->v[PFCWD_A_PORT_REFRESH_MS])
+			printf(" refresh %llums",
+			       (unsigned long long)pi->v[PFCWD_A_PORT_REFRESH_MS]);
+		else
+			printf(" refresh live");
+		if (pi->v[PFCWD_A_PORT_REFRESH_LEARNT])
+			printf(" (learnt)");
+	}
+	printf(" device-action %s (%s)",
+	       device_action_name(pi->v[PFCWD_A_PORT_DEVICE_ACTION]),
+	       device_lever(pi));
+	show_num(pi, PFCWD_A_PORT_READ_RATE, " reads/s %llu");
+	show_num(pi, PFCWD_A_PORT_FORCED_READS, " forced reads %llu");
+	show_num(pi, PFCWD_A_PORT_READ_ERRORS, " read errors %llu");
+	show_num(pi, PFCWD_A_PORT_SETPFC_ERRORS, " setpfc errors %llu");
+	printf("\n");
+	/* A DCB port whose driver has no pause counters. */
+	if (has(pi->have, PFCWD_A_PORT_PFC_EN) &&
+	    has(pi->have, PFCWD_A_PORT_SOURCE) &&
+	    pi->v[PFCWD_A_PORT_SOURCE] == PFCWD_SOURCE_NONE)
+		printf("    no PFC counters: storms cannot be seen\n");
+}
+
 static void show_human(const struct port_info *pi)
 {
 	char s[64];
@@ -180,6 +233,7 @@ static void show_human(const struct port_info *pi)
 		printf(" held %s", pi->v[PFCWD_A_PORT_HELD] ? "yes" : "no");
 	printf(" ifindex %llu\n",
 	       (unsigned long long)pi->v[PFCWD_A_PORT_IFINDEX]);
+	show_device(pi);
 	for (p = 0; p < PFCWD_NUM_PRIO; p++) {
 		const struct prio_info *pr = &pi->prio[p];
 

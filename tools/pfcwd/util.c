@@ -113,6 +113,25 @@ int parse_action(const char *s, uint32_t *action)
 	return -EINVAL;
 }
 
+static const char *const device_actions[] = {
+	[PFCWD_DEVICE_ACTION_AUTO] = "auto",
+	[PFCWD_DEVICE_ACTION_ON] = "on",
+	[PFCWD_DEVICE_ACTION_OFF] = "off",
+};
+
+int parse_device_action(const char *s, uint32_t *da)
+{
+	uint32_t i;
+
+	for (i = 0; i <= PFCWD_DEVICE_ACTION_MAX; i++) {
+		if (!strcmp(s, device_actions[i])) {
+			*da = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
 /* The ifindex of @name in our netns; a usage error if there is none. */
 unsigned int dev_index(const char *name)
 {
@@ -136,6 +155,11 @@ static const char *name_of(const char *const *names, size_t n, uint64_t v)
 const char *action_name(uint64_t action)
 {
 	return name_of(actions, ARRAY_SIZE(actions), action);
+}
+
+const char *device_action_name(uint64_t da)
+{
+	return name_of(device_actions, ARRAY_SIZE(device_actions), da);
 }
 
 const char *state_name(uint64_t state)

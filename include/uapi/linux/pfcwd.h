@@ -37,7 +37,6 @@ enum pfcwd_action {
 
 #define PFCWD_ACTION_MAX	(__PFCWD_ACTION_CNT - 1)
 
-/* State of one priority. */
 /*
  * May mitigation take a priority out of the device's pfc_en?  auto: where
  * the driver's profile says setpfc is harmless, until pfcwd sees its own
@@ -52,6 +51,7 @@ enum pfcwd_device_action {
 
 #define PFCWD_DEVICE_ACTION_MAX	(__PFCWD_DEVICE_ACTION_CNT - 1)
 
+/* State of one priority. */
 enum pfcwd_prio_state {
 	PFCWD_PRIO_STATE_OPERATIONAL,	/* lossless, watched */
 	PFCWD_PRIO_STATE_STORMED,	/* mitigating a storm */
@@ -136,6 +136,18 @@ enum {
 	PFCWD_A_PORT_PAUSE_MALFORMED,	/* u64: bad MAC control frames ignored */
 	PFCWD_A_PORT_PRIO,		/* nest: "prio", one per priority */
 	PFCWD_A_PORT_PAD,
+	/* Added after PAD, so that no earlier number changed. */
+	PFCWD_A_PORT_DEVICE_ACTION,	/* u32: enum pfcwd_device_action */
+	PFCWD_A_PORT_DEVICE_PFC,	/* u8: mitigation uses pfc_en now */
+	PFCWD_A_PORT_SETPFC_HURTS,	/* u8: our setpfc took the link down */
+	PFCWD_A_PORT_SETPFC_ERRORS,	/* u64: failed setpfc calls of pfcwd */
+	PFCWD_A_PORT_PROFILE,		/* string: driver profile name */
+	PFCWD_A_PORT_REFRESH_MS,	/* u32: counter refresh period, 0 = live */
+	PFCWD_A_PORT_REFRESH_LEARNT,	/* u8: refresh_ms learnt at run time */
+	PFCWD_A_PORT_READS,		/* u64: counter reads (ieee_getpfc) */
+	PFCWD_A_PORT_FORCED_READS,	/* u64: forced counter refreshes */
+	PFCWD_A_PORT_READ_ERRORS,	/* u64: failed counter reads */
+	PFCWD_A_PORT_READ_RATE,		/* u32: counter reads per second */
 	__PFCWD_A_PORT_CNT
 };
 

@@ -88,7 +88,11 @@ PORT_TYPES = {'ifindex': 'u32', 'ifname': 'str', 'enabled': 'u8',
               'prios': 'u8', 'storm_limit': 'u32', 'stormed': 'u8',
               'granularity_us': 'u32', 'source': 'u32', 'pfc_en': 'u8',
               'qdiscs': 'u32', 'held': 'u8', 'global_pause': 'u64',
-              'pause_malformed': 'u64'}
+              'pause_malformed': 'u64', 'device_action': 'u32',
+              'device_pfc': 'u8', 'setpfc_hurts': 'u8',
+              'setpfc_errors': 'u64', 'profile': 'str', 'refresh_ms': 'u32',
+              'refresh_learnt': 'u8', 'reads': 'u64', 'forced_reads': 'u64',
+              'read_errors': 'u64', 'read_rate': 'u32'}
 
 
 def attr(t, payload):

@@ -120,6 +120,97 @@ test_port_without_qdisc() {
 	expect_eq "$($GENL dump | jq '.ports | length')" 0 "device removal removes the held port"
 }
 
+# device-action over netlink and sysfs, read back both ways; a change
+# during a storm leaves that storm's pfc_en as it is; the device side of
+# port-get (profile, counter freshness) on a plain pfcsim port.
+test_device_action() {
+	reset_all
+	pfcsim_new sw1
+	tc qdisc add dev sw1 root pfcwd || fail "tc qdisc add"
+	dcb_set pfc set dev sw1 prio-pfc 3:on 4:on || fail "dcb"
+	local j r1 r2 before
+	j=$($GENL get sw1)
+	expect_eq "$(echo "$j" | jq -c '[.device_action, .device_pfc, .setpfc_hurts, .setpfc_errors]')" \
+		"[0,1,0,0]" "default: auto, using pfc_en, no setpfc trouble"
+	expect_eq "$(knob sw1 device_action)" auto "sysfs default"
+	expect_eq "$(echo "$j" | jq -c '[.profile, .refresh_ms, .refresh_learnt, .read_errors]')" \
+		'["generic",0,0,0]' "pfcsim: generic profile, live counters"
+	expect_eq "$(knob sw1 profile)/$(knob sw1 refresh_ms)" generic/0 "sysfs profile, refresh_ms"
+	r1=$(echo "$j" | jq .reads)
+	sleep 1.2
+	j=$($GENL get sw1)
+	r2=$(echo "$j" | jq .reads)
+	[ "$r1" -gt 0 ] && [ "$r2" -gt "$r1" ] || fail "reads not growing: $r1 then $r2"
+	[ "$(echo "$j" | jq .read_rate)" -gt 0 ] || fail "read_rate: $(echo "$j" | jq .read_rate)"
+	[ "$(echo "$j" | jq .granularity_us)" -gt 0 ] || fail "no granularity"
+
+	$GENL set sw1 device_action=2 || fail "port-set device_action off"
+	expect_eq "$(knob sw1 device_action)" off "sysfs after port-set off"
+	expect_eq "$($GENL get sw1 | jq -c '[.device_action, .device_pfc]')" "[2,0]" "off: datapath only"
+	echo on > /sys/class/net/sw1/pfcwd/device_action || fail "sysfs write on"
+	expect_eq "$($GENL get sw1 | jq -c '[.device_action, .device_pfc]')" "[1,1]" "sysfs on seen over netlink"
+	printf auto > /sys/class/net/sw1/pfcwd/device_action || fail "sysfs write auto (no newline)"
+	expect_eq "$(nlget sw1 .device_action)" 0 "auto again"
+
+	# Refused: nothing changes, through either interface.
+	$GENL set sw1 device_action=1 || fail "port-set on"
+	before=$(snapshot)
+	expect_reject ERANGE "device-action must be auto, on or off" \
+		raw port_set ifname:str:sw1 device_action:u32:3
+	expect_reject ERANGE "device-action must be auto, on or off" \
+		raw port_set ifname:str:sw1 detect_ms:u32:100 device_action:u32:4294967295
+	expect_reject EINVAL "" raw port_set ifname:str:sw1 device_action:u8:0
+	expect_reject EINVAL "" raw port_set ifname:str:sw1 device_pfc:u8:0
+	expect_reject EINVAL "" raw port_set ifname:str:sw1 profile:str:mlx5
+	expect_reject EINVAL "" raw port_set ifname:str:sw1 refresh_ms:u32:10
+	# Each bad value in one write(2) (the shell may split a write at
+	# newlines), which must fail with EINVAL.
+	local bad out
+	for bad in bogus AUTO "on off" 1 '\n' 'auto\n\n' ' on'; do
+		out=$(python3 -c '
+import errno, os, sys
+fd = os.open(sys.argv[1], os.O_WRONLY)
+try:
+    os.write(fd, sys.argv[2].encode().decode("unicode_escape").encode())
+    print("accepted")
+except OSError as e:
+    print(errno.errorcode[e.errno])
+' /sys/class/net/sw1/pfcwd/device_action "$bad")
+		expect_eq "$out" EINVAL "sysfs device_action '$bad'"
+	done
+	echo mlx5 > /sys/class/net/sw1/pfcwd/profile 2>/dev/null && fail "profile is writable"
+	echo 5 > /sys/class/net/sw1/pfcwd/refresh_ms 2>/dev/null && fail "refresh_ms is writable"
+	expect_eq "$(knob sw1 device_action)/$(knob sw1 profile)/$(knob sw1 refresh_ms)" \
+		on/generic/0 "sysfs unchanged"
+	expect_eq "$(nlget sw1 .device_action)" 1 "netlink unchanged"
+	expect_eq "$(snapshot)" "$before" "nothing changed"
+	expect_eq "$(knob sw1 detection_time_ms)" 200 "T0 untouched by the half-bad request"
+
+	# A storm takes prio 3 out of pfc_en (on); switching to off meanwhile
+	# leaves it out until restoration, which puts it back.
+	$GENL set sw1 detect_ms=50 restore_ms=100 || fail "set times"
+	sim sw1 rx_storm 3
+	wait_stat sw1 3 state stormed 5
+	expect_eq "$(pfc_on sw1)" 4 "on: prio 3 left pfc_en"
+	$GENL set sw1 device_action=2 || fail "off mid-storm"
+	sleep 0.3
+	expect_eq "$(pstat sw1 3 state)/$(pfc_on sw1)" "stormed/4" "the storm keeps its pfc_en"
+	sim sw1 rx_storm ""
+	wait_stat sw1 3 state operational 5
+	expect_eq "$(pfc_on sw1)" "3 4" "restoration put prio 3 back"
+	# off: the next storm leaves pfc_en alone; on mid-storm changes nothing.
+	sim sw1 rx_storm 4
+	wait_stat sw1 4 state stormed 5
+	expect_eq "$(pfc_on sw1)" "3 4" "off: pfc_en untouched by the storm"
+	echo on > /sys/class/net/sw1/pfcwd/device_action || fail "on mid-storm"
+	sleep 0.3
+	expect_eq "$(pstat sw1 4 state)/$(pfc_on sw1)" "stormed/3 4" "the storm still keeps pfc_en"
+	sim sw1 rx_storm ""
+	wait_stat sw1 4 state operational 5
+	expect_eq "$(pfc_on sw1)" "3 4" "pfc_en after the storm"
+	expect_eq "$(nlget sw1 .setpfc_errors)" 0 "no setpfc errors"
+}
+
 test_netns() {
 	reset_all pfns
 	ip netns add pfns || fail "netns add"
@@ -375,6 +466,7 @@ TESTS=(
 	"test_get_dump	netlink: port-get by name/ifindex, dump, values agree with sysfs and ethtool"
 	"test_set	netlink: port-set changes what sysfs shows; enabled holds and releases"
 	"test_port_without_qdisc	netlink: a port without qdisc mitigates on the device, released mid-storm"
+	"test_device_action	netlink: device-action via port-set and sysfs, bad values refused, mid-storm change; profile and counter reads"
 	"test_netns	netlink: netns isolation; held ports move with their device"
 	"test_netns_move_mid_storm	netlink: a held port moved to another netns mid-storm: undone, watched there"
 	"test_bad_requests	netlink: 32 bad requests refused with errno and message, nothing changed"

@@ -378,8 +378,13 @@ test_sysfs_bad_writes() {
 	enabled -1
 	restore 9
 	restore 
+	device_action autox
+	device_action AUTO
+	device_action on off
+	device_action 1
+	device_action 
 	EOF
-	for k in stormed granularity_us; do
+	for k in stormed granularity_us profile refresh_ms; do
 		(echo 1 > "/sys/class/net/sw1/pfcwd/$k") 2>/dev/null && fail "$k is writable"
 	done
 	set_knob sw1 priorities 0-7
@@ -388,7 +393,8 @@ test_sysfs_bad_writes() {
 	for kv in "detection_time_ms 1" "detection_time_ms 60000" "restoration_time_ms 1" \
 		  "restoration_time_ms 60000" "action forward" "action alert" "action drop" \
 		  "priorities 0,1,2,3,4,5,6,7" "priorities " "priorities 3,4" "storm_limit 16" \
-		  "storm_limit 0" "enabled 0" "enabled 1"; do
+		  "storm_limit 0" "enabled 0" "enabled 1" "device_action on" \
+		  "device_action off" "device_action auto"; do
 		set -- $kv
 		set_knob sw1 "$1" "${2:-}"
 		expect_eq "$(knob sw1 "$1")" "${2:-}" "$1 read back"
