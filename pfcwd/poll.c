@@ -99,13 +99,17 @@ u64 pfcwd_poll_granularity_ns(void)
 	       2 * READ_ONCE(pfcwd_poll_stats.late_ns);
 }
 
-/* The next point after @now of the grid shared by quiet ports. */
+/*
+ * The next point of the grid shared by quiet ports after @now - and after
+ * the slack within which a poll may come early, or a poll that came early
+ * would be due again at once.
+ */
 u64 pfcwd_poll_quiet_next(u64 now, u64 quiet)
 {
-	u64 rem;
+	u64 t = now + PFCWD_POLL_SLACK_NS, rem;
 
-	div64_u64_rem(now + quiet, quiet, &rem);
-	return now + quiet - rem;
+	div64_u64_rem(t + quiet, quiet, &rem);
+	return t + quiet - rem;
 }
 
 /* Samples one port and acts on the result.  Process context. */

@@ -41,6 +41,8 @@
  * RTNL held (the raw_* copies and the freshness fields belong to the
  * poller); pfcwd_source_sample() needs only port->lock.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/ethtool.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>

@@ -101,7 +101,7 @@
  *			own.  While a driver's profile is in effect,
  *			get_drvinfo gives that driver's name (mlx5_core, ixgbe,
  *			i40e, ice, bnxt_en, hns3, mlxsw_spectrum, qede, cxgb4,
- *			rvu_nicpf), so that pfcwd's driver quirks (looked up
+ *			rvu-nicpf), so that pfcwd's driver profiles (looked up
  *			by drvinfo.driver when its port is created) apply;
  *			with ideal or custom, "pfcsim".
  * Priority lists are "3,4", "0-2,5" or empty ("echo > rx_storm" ends a
@@ -337,7 +337,7 @@ static const struct pfcsim_profile pfcsim_profiles[] = {
 		[PFCSIM_K_PAUSE_DURATION] = 1 } },
 	{ "qede", "qede", true, { [PFCSIM_K_NO_COUNTERS] = 1 } },
 	{ "cxgb4", "cxgb4", true, { [PFCSIM_K_NO_COUNTERS] = 1 } },
-	{ "octeontx2", "rvu_nicpf", true, { [PFCSIM_K_NO_COUNTERS] = 1 } },
+	{ "octeontx2", "rvu-nicpf", true, { [PFCSIM_K_NO_COUNTERS] = 1 } },
 };
 
 /* pfcwd_report_pause(), found at run time with symbol_get(). */

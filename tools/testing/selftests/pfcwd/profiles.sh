@@ -69,9 +69,10 @@ test_published_periods() {
 		--json "$RES/published.json" \
 		pb=bnxt pl=ideal,stats_period_ms=2000 px=ixgbe ||
 		fail "storms on published counters out of bounds"
-	expect_eq "$(portstat pl refresh_ms)/$(portstat pl refresh_learnt)" 2000/1 \
-		"the 2000 ms period learnt"
-	klog | grep -q "pfcwd: pl: PFC counters refresh every 2000 ms (learnt)" ||
+	r=$(portstat pl refresh_ms)
+	[ "$r" -ge 1990 ] && [ "$r" -le 2010 ] || fail "learnt period $r ms, not 2000"
+	expect_eq "$(portstat pl refresh_learnt)" 1 "learnt"
+	klog | grep -qE "pfcwd: pl: PFC counters refresh every $r ms \(learnt\)" ||
 		fail "no log line for the learnt period"
 	expect_eq "$(portstat pb refresh_ms)/$(portstat pb refresh_learnt)" 1000/0 "bnxt's period from the table"
 }
