@@ -140,7 +140,7 @@ test_stats_period() {
 			jumps++
 			if (jumps > 1 && last_t) {
 				gap = $1 - last_t
-				if (gap < 300 || gap > 900) bad = bad " gap " gap
+				if (gap < 300 || gap > 1600) bad = bad " gap " gap
 				d = $2 - v
 				if (d < 2500 || d > 7500) bad = bad " jump " d
 			}
