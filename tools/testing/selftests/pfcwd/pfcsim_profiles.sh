@@ -295,8 +295,15 @@ test_setpfc_bounce() {
 	c0=$(carrier_changes $P)
 	t0=$(now_ms)
 	pfc_set $P 0:on
-	expect_eq "$(carrier $P)" 0 "carrier right after a pfc_en change"
-	expect_eq "$(carrier_changes $P)" $((c0 + 1)) "carrier_changes during the bounce"
+	car=$(carrier $P)
+	chg=$(carrier_changes $P)
+	# Only meaningful if we looked within the bounce (a starved VM may not).
+	if [ $(($(now_ms) - t0)) -lt 900 ]; then
+		expect_eq "$car" 0 "carrier right after a pfc_en change"
+		expect_eq "$chg" $((c0 + 1)) "carrier_changes during the bounce"
+	else
+		log "looked $(($(now_ms) - t0)) ms after the set: too late to see the bounce"
+	fi
 	wait_carrier $P 3000 > /dev/null
 	down=$(($(now_ms) - t0))
 	log "carrier back $down ms after the dcb pfc set began"
@@ -325,10 +332,16 @@ test_setpfc_bounce() {
 	check ip link set $P up
 	wait_carrier $P 2000 > /dev/null
 	# Up again during a bounce: the carrier waits for its end.
+	t0=$(now_ms)
 	pfc_set $P 1:off
 	check ip link set $P down
 	check ip link set $P up
-	expect_eq "$(carrier $P)" 0 "carrier of a port up again during a bounce"
+	car=$(carrier $P)
+	if [ $(($(now_ms) - t0)) -lt 900 ]; then
+		expect_eq "$car" 0 "carrier of a port up again during a bounce"
+	else
+		log "down and up took $(($(now_ms) - t0)) ms: too late to see the bounce"
+	fi
 	wait_carrier $P 2000 > /dev/null
 	# 0 turns the bounce off.
 	dfs_set $P setpfc_bounce_ms 0
