@@ -378,8 +378,8 @@ struct pfcsim_port {
 	struct pfcsim_pause dur[PFCSIM_NUM_PRIO];	/* in ns */
 	ktime_t changed[PFCSIM_NUM_LISTS];	/* last change of each list */
 	u32 knob[PFCSIM_NUM_KNOBS];	/* written under RTNL too */
-	int profile;			/* in pfcsim_profiles[], or CUSTOM;
-					 * read locklessly by get_drvinfo */
+	/* in pfcsim_profiles[], or CUSTOM; get_drvinfo reads it locklessly */
+	int profile;
 	u64 calls[PFCSIM_NUM_CALLS];
 	struct pfcsim_snap pub;		/* the copy reported, if any */
 	unsigned long pub_next;		/* jiffies: next copy is due */
