@@ -23,11 +23,11 @@
  *    force_quiet_ms / force_busy_ms, the cost bound.
  *  - published: a copy published every R ms that nothing can force (bnxt;
  *    or a period learnt at run time).  Reading faster than R tells
- *    nothing, so a quiet port is read once a period, just after the
- *    publication once its phase is known, and a busy one around each
- *    publication (a read shortly before, then every poll_fine_us until
- *    the counters move or the window closes) and at the state machines'
- *    deadlines.  A read whose counters did not move and that comes before
+ *    nothing, so a quiet port is read once a period, at the end of the
+ *    window in which a publication is expected once its phase is known,
+ *    and a busy one around each publication (a read shortly before, then
+ *    every poll_fine_us until the counters move or the window closes)
+ *    and at the state machines' deadlines.  A read whose counters did not move and that comes before
  *    the next publication can have happened is marked stale: the state
  *    machine then keeps the pause state the last publication showed
  *    (storm.h).
@@ -93,16 +93,17 @@ static bool pfcwd_source_published(const struct pfcwd_port *port)
 }
 
 /*
- * How long after a publication the next one may come: R plus the window
- * within which pfcwd looks for it (publishing tasks run late by a few
- * scheduler ticks; R / 32 covers them).
+ * How long after it is due a publication may come: the window within
+ * which pfcwd looks for it.  Publishing tasks are timers and work items
+ * that run late under load; R / 8 (125 ms for a 1 s period) covers what
+ * a loaded 2-CPU guest shows, plus two busy reads.
  */
 static u64 pfcwd_source_window_ns(const struct pfcwd_port *port)
 {
 	u64 r = (u64)READ_ONCE(port->refresh_ms) * NSEC_PER_MSEC;
 	u64 fine = (u64)READ_ONCE(pfcwd_params.poll_fine_us) * NSEC_PER_USEC;
 
-	return r / 32 + 2 * fine;
+	return r / 8 + 2 * fine;
 }
 
 /*
@@ -294,8 +295,8 @@ u64 pfcwd_source_next_read(struct pfcwd_port *port, u64 now, bool busy)
 	/* cur: the latest point of the publication grid, at or before now. */
 	k = div64_u64(now - port->last_change, r);
 	cur = port->last_change + k * r;
-	if (!busy)			/* just after the next publication */
-		return cur + r + fine;
+	if (!busy)			/* when the next one must have come */
+		return cur + r + pfcwd_source_window_ns(port);
 	if (!k)				/* this period's change was seen */
 		return cur + r - fine;
 	/* Not yet: look every fine until the window closes. */

@@ -1671,7 +1671,7 @@ static void test_late_samples(void)
  * Published counters (storm.h): the driver publishes a copy of its
  * counters every R, at phase + k * R; pfcwd reads every TICK and marks a
  * read stale when nothing moved and the next publication (with a window
- * of R / 32 + 2 ms, as source.c) cannot have come yet.
+ * of R / 8 + 2 ms, as source.c) cannot have come yet.
  */
 struct pub {
 	struct sim x;
@@ -1689,7 +1689,7 @@ static void pub_init(struct pub *p, u64 r, u64 t0, u64 t1)
 	struct pfcwd_storm_config cfg = cfg_t(t0, t1);
 
 	cfg.refresh_ns = r;
-	cfg.refresh_window_ns = r / 32 + MS(2);
+	cfg.refresh_window_ns = r / 8 + MS(2);
 	memset(p, 0, sizeof(*p));
 	sim_init(&p->x, &cfg, 0);
 	p->r = r;
@@ -1762,7 +1762,7 @@ static void test_published(u64 r, u64 t0, u64 t1, u64 len)
 	 * once the storm covered a whole publication interval (it lasted 2R);
 	 * a shorter one may be known to have ended only a period later.
 	 */
-	bound = r + (r / 16 + r / 32 + MS(2) > t1 ? r / 16 + r / 32 + MS(2) - t1 : 0);
+	bound = r + (r / 16 + r / 8 + MS(2) > t1 ? r / 16 + r / 8 + MS(2) - t1 : 0);
 	if (len < 2 * r)
 		bound += r;
 	tap_ok(worst_res <= bound + TICK,

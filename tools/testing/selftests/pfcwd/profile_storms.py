@@ -23,7 +23,7 @@ counters are published with (stats_period_ms), or the interval at which
 pfcwd forces a refresh where the driver allows it (FORCED_MS below, the
 profile table's documented read bound), or pfcwd's quiet poll interval for
 live counters; B the busy read interval (poll_fine_us, or the forced busy
-interval); W the window pfcwd allows a publication to be late (R/32 + 2
+interval); W the window pfcwd allows a publication to be late (R/8 + 2
 fine reads, DESIGN); margin the stated load margin.  A published (not
 forceable) port adds R to the first storm's detection bound (the
 publication phase is not known before the counters first move: DESIGN
@@ -144,7 +144,7 @@ class Port:
             stale, busy, window = FORCED_MS[0], FORCED_MS[1], 0.0
         elif self.period:
             stale, busy = float(self.period), POLL_FINE_MS
-            window = self.period / 32.0 + 2 * POLL_FINE_MS
+            window = self.period / 8.0 + 2 * POLL_FINE_MS
         else:
             stale, busy, window = POLL_QUIET_MS, POLL_FINE_MS, 0.0
         det = stale + busy + window + a.margin_ms
