@@ -119,7 +119,7 @@ test_no_counters() {
 	sleep 0.6
 	for p in qede cxgb4 octeontx2; do
 		expect_eq "$(pstat "n$p" 3 detected)" 0 "n$p: nothing seen, nothing detected"
-		expect_eq "$(pfcwd -j show dev "n$p" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["source"])')" \
+		expect_eq "$("$PFCWD_TOP/build/tools/pfcwd" -j show dev "n$p" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["source"])')" \
 			none "n$p: pfcwd show says there is no source"
 	done
 }
