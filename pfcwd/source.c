@@ -162,7 +162,7 @@ static void pfcwd_source_force(struct pfcwd_port *port, u64 now)
 		port->refresh_stats = st;
 	}
 	ops->get_ethtool_stats(port->dev, st, st->data);
-	port->forced++;
+	WRITE_ONCE(port->forced, port->forced + 1);
 	port->last_forced = now;
 }
 
@@ -174,20 +174,25 @@ void pfcwd_source_free(struct pfcwd_port *port)
 	port->refresh_stats = NULL;
 }
 
-/* Reads per second, over windows of a second. */
+/* Reads per second, over windows of at least a second, rounded. */
 static void pfcwd_source_count_read(struct pfcwd_port *port, u64 now)
 {
-	port->reads++;
-	port->rate_reads++;
+	u64 span;
+
+	WRITE_ONCE(port->reads, port->reads + 1);
 	if (!port->rate_start) {
 		port->rate_start = now;
-	} else if (now - port->rate_start >= NSEC_PER_SEC) {
-		WRITE_ONCE(port->read_rate,
-			   div64_u64(port->rate_reads * NSEC_PER_SEC,
-				     now - port->rate_start));
-		port->rate_start = now;
 		port->rate_reads = 0;
+		return;
 	}
+	port->rate_reads++;
+	span = now - port->rate_start;
+	if (span < NSEC_PER_SEC)
+		return;
+	WRITE_ONCE(port->read_rate,
+		   div64_u64(port->rate_reads * NSEC_PER_SEC + span / 2, span));
+	port->rate_start = now;
+	port->rate_reads = 0;
 }
 
 /*
@@ -239,7 +244,7 @@ bool pfcwd_source_read_pfc(struct pfcwd_port *port, struct pfcwd_counters *c)
 	c->now = ktime_get_ns();
 	pfcwd_source_count_read(port, c->now);
 	if (err) {
-		port->read_errors++;
+		WRITE_ONCE(port->read_errors, port->read_errors + 1);
 		return true;
 	}
 	c->pfc_en = pfc.pfc_en;

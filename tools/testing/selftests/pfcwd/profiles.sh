@@ -70,7 +70,9 @@ test_published_periods() {
 		pb=bnxt pl=ideal,stats_period_ms=2000 px=ixgbe ||
 		fail "storms on published counters out of bounds"
 	r=$(portstat pl refresh_ms)
-	[ "$r" -ge 1990 ] && [ "$r" -le 2010 ] || fail "learnt period $r ms, not 2000"
+	# The smallest gap seen: a publication late by up to the window (R/8)
+	# makes the next gap that much shorter.
+	[ "$r" -ge 1750 ] && [ "$r" -le 2010 ] || fail "learnt period $r ms, not 2000 - R/8 .. 2000"
 	expect_eq "$(portstat pl refresh_learnt)" 1 "learnt"
 	klog | grep -qE "pfcwd: pl: PFC counters refresh every $r ms \(learnt\)" ||
 		fail "no log line for the learnt period"
