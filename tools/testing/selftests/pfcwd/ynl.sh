@@ -226,9 +226,9 @@ test_ynl_bad() {
 		--do port-set --json '{"ifname": "sw1", "action": 3}'
 	ynl_refused 34 "integer out of range" storm-limit \
 		--do port-set --json '{"ifname": "sw1", "storm-limit": 17}'
-	ynl_refused 34 "pfcwd: device-action must be auto, on or off" device-action \
+	ynl_refused 34 "integer out of range" device-action \
 		--do port-set --json '{"ifname": "sw1", "device-action": 3}'
-	ynl_refused 34 "pfcwd: device-action must be auto, on or off" device-action \
+	ynl_refused 34 "integer out of range" device-action \
 		--do port-set --json '{"ifname": "sw1", "detect-ms": 100, "device-action": 7}'
 	ynl_refused 22 "pfcwd: nothing to change" "" \
 		--do port-set --json '{"ifname": "sw1"}'
