@@ -87,7 +87,8 @@ prio_mask() {
 sysfs_cfg() {
 	local k
 
-	for k in enabled detection_time_ms restoration_time_ms action priorities storm_limit stormed; do
+	for k in enabled detection_time_ms restoration_time_ms action priorities storm_limit stormed \
+		 device_action; do
 		printf '%s=%s ' $k "$(knob "$1" $k)"
 	done
 	echo
@@ -115,6 +116,10 @@ check_port_vs_sysfs() {
 	done
 	expect_eq "$(jqc "$j" '[.prio[].watched]')" "[${bits#,}]" "$dev: watched = prios"
 	[ "$(jqc "$j" '."granularity-us"')" -gt 0 ] || fail "$dev: no granularity"
+	expect_eq "$(jqc "$j" '[."device-action", .profile, ."refresh-ms"]')" \
+		"[\"$(knob "$dev" device_action)\",\"$(knob "$dev" profile)\",$(knob "$dev" refresh_ms)]" \
+		"$dev: device-action, profile, refresh-ms vs sysfs"
+	[ "$(jqc "$j" '.reads')" -gt 0 ] || fail "$dev: no counter reads"
 }
 
 test_ynl_get() {
@@ -174,13 +179,16 @@ test_ynl_set() {
 	[ -d /sys/class/net/sw2/pfcwd ] || fail "port-set enabled 1 made no port"
 
 	# Every knob at once, device by index, action by name.
-	ynl_set "{\"ifindex\": $idx2, \"detect-ms\": 150, \"restore-ms\": 250, \"action\": \"forward\", \"prios\": 40, \"storm-limit\": 2}"
+	ynl_set "{\"ifindex\": $idx2, \"detect-ms\": 150, \"restore-ms\": 250, \"action\": \"forward\", \"prios\": 40, \"storm-limit\": 2, \"device-action\": \"off\"}"
 	expect_eq "$(sysfs_cfg sw2)" \
-		"enabled=1 detection_time_ms=150 restoration_time_ms=250 action=forward priorities=3,5 storm_limit=2 stormed= " \
+		"enabled=1 detection_time_ms=150 restoration_time_ms=250 action=forward priorities=3,5 storm_limit=2 stormed= device_action=off " \
 		"sysfs after port-set"
 	j=$(ynl_get sw2)
 	check_port_vs_sysfs sw2 "$j"
 	expect_eq "$(jqc "$j" '[.held, .qdiscs]')" "[1,0]" "sw2 held, no qdisc"
+	expect_eq "$(jqc "$j" '[."device-action", ."device-pfc"]')" '["off",0]' "sw2 device-action off"
+	ynl_set '{"ifname": "sw2", "device-action": 1}'
+	expect_eq "$(knob sw2 device_action)" on "device-action 1 (on) by number"
 	expect_eq "$(sysfs_cfg sw1)" "$sw1_before" "sw1 untouched"
 
 	# One knob, action by number; sysfs changes show through ynl.
@@ -218,6 +226,10 @@ test_ynl_bad() {
 		--do port-set --json '{"ifname": "sw1", "action": 3}'
 	ynl_refused 34 "integer out of range" storm-limit \
 		--do port-set --json '{"ifname": "sw1", "storm-limit": 17}'
+	ynl_refused 34 "integer out of range" device-action \
+		--do port-set --json '{"ifname": "sw1", "device-action": 3}'
+	ynl_refused 34 "integer out of range" device-action \
+		--do port-set --json '{"ifname": "sw1", "detect-ms": 100, "device-action": 7}'
 	ynl_refused 22 "pfcwd: nothing to change" "" \
 		--do port-set --json '{"ifname": "sw1"}'
 	ynl_refused 19 "pfcwd: no device with this ifname" ifname \
