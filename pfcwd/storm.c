@@ -291,13 +291,11 @@ static unsigned int pfcwd_storm_restoring(struct pfcwd_storm *sm,
  */
 static u64 pfcwd_storm_pub_end(struct pfcwd_storm *sm, u64 n, u64 from, u64 to)
 {
-	u64 len = to - from, end = to;
+	u64 len, end = to;
 
-	if (to < from)
+	if (to < from || to - from < 1024)
 		return to;
-
-	if (len < 1024)
-		return to;
+	len = to - from;
 	/* in units of 1024 ns, against overflow */
 	if (sm->rate_span >= 1024 &&
 	    16 * n * (sm->rate_span >> 10) < 15 * sm->rate_frames * (len >> 10)) {
