@@ -70,9 +70,10 @@ test_published_periods() {
 		pb=bnxt pl=ideal,stats_period_ms=2000 px=ixgbe ||
 		fail "storms on published counters out of bounds"
 	r=$(portstat pl refresh_ms)
-	# The smallest gap seen: a publication late by up to the window (R/8)
-	# makes the next gap that much shorter.
-	[ "$r" -ge 1750 ] && [ "$r" -le 2010 ] || fail "learnt period $r ms, not 2000 - R/8 .. 2000"
+	# The smallest gap seen between reads that saw the counters move: a
+	# publication (or the read that sees it) late by up to the window (R/8)
+	# makes a gap that much shorter or longer.
+	[ "$r" -ge 1750 ] && [ "$r" -le 2250 ] || fail "learnt period $r ms, not 2000 +- R/8"
 	expect_eq "$(portstat pl refresh_learnt)" 1 "learnt"
 	klog | grep -qE "pfcwd: pl: PFC counters refresh every $r ms \(learnt\)" ||
 		fail "no log line for the learnt period"
@@ -106,7 +107,11 @@ test_read_rate() {
 	[ "$i" -ge 500 ] || fail "ideal port read only $i times in 4 s (poll_quiet_us 4000)"
 	r=$(portstat pb read_rate)
 	[ "$r" -ge 1 ] && [ "$r" -le 2 ] || fail "bnxt read_rate $r"
-	expect_eq "$(portstat pm forced)" "$(simget pm stats_reads)" "forced refreshes counted by both"
+	# pfcwd counts a forced refresh once the driver's call returned.
+	f=$(portstat pm forced)
+	s=$(simget pm stats_reads)
+	[ "$s" -ge "$f" ] && [ "$s" -le $((f + 1)) ] ||
+		fail "forced refreshes: pfcwd counted $f, pfcsim $s"
 }
 
 test_no_counters() {
