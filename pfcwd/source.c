@@ -27,8 +27,9 @@
  *    window in which a publication is expected once its phase is known,
  *    and a busy one around each publication (a read shortly before, then
  *    every poll_fine_us until the counters move or the window closes)
- *    and at the state machines' deadlines.  A read whose counters did not move and that comes before
- *    the next publication can have happened is marked stale: the state
+ *    and at the state machines' deadlines.  A read whose counters did
+ *    not move and that comes before the next publication can have
+ *    happened is marked stale: the state
  *    machine then keeps the pause state the last publication showed
  *    (storm.h).
  *  - learnt: a driver not in the table starts live; if, while its

@@ -310,6 +310,8 @@ static u64 pfcwd_storm_pub_end(struct pfcwd_storm *sm, u64 n, u64 from, u64 to)
 	}
 	return end;
 }
+
+/* STORMED: how the storm goes on, and its restoration. */
 static unsigned int pfcwd_storm_mitigating(struct pfcwd_storm *sm,
 					   const struct pfcwd_storm_config *cfg,
 					   const struct pfcwd_sample *s,

@@ -58,10 +58,13 @@
  * restoration comes T1 after that (stale reads may restore then); a
  * publication with no XOFF at all ends it at the previous one, which the
  * reader knows only R plus its window (refresh_window_ns) after it.  Each
- * publication's frames came over the R before it, whenever it is read.  Restoration
- * thus lands within [T1, T1 + R] of the storm's end when T1 is at least
- * R / 16 plus the window, and within R + R / 16 + the window otherwise.  The refresh period also widens the
- * blind-counter watch below by R: a loop shows in the next publication.
+ * publication's frames came over the R before it, whenever it is read.
+ * Restoration thus lands within [T1, T1 + R] of the storm's end when T1 is
+ * at least R / 16 plus the window, and within R + R / 16 + the window
+ * otherwise (once the storm covered a whole period; a shorter one may be
+ * known to be over only a period later).  The refresh period also widens
+ * the blind-counter watch below by R: a loop shows in the next
+ * publication.
  *
  * Blind sources: some NICs stop counting received pause frames once the
  * priority is no longer in pfc_en.  Mitigation clears pfc_en, the counter

@@ -1666,7 +1666,6 @@ static void test_late_samples(void)
 	tap_ok(x.sm.pause_start == start, "a rising rate continues the pause");
 }
 
-
 /*
  * Published counters (storm.h): the driver publishes a copy of its
  * counters every R, at phase + k * R; pfcwd reads every TICK and marks a
@@ -1751,7 +1750,8 @@ static void test_published(u64 r, u64 t0, u64 t1, u64 len)
 		worst_det = late_det > worst_det ? late_det : worst_det;
 		worst_res = late_res > worst_res ? late_res : worst_res;
 	}
-	tap_ok(once, "published every %llu ms, %s: a %llu ms storm is detected once and restored once (20 phases)",
+	tap_ok(once,
+	       "published every %llu ms, %s: a %llu ms storm detected and restored once (20 phases)",
 	       ms(r), tag, ms(len));
 	tap_ok(never_early, "published every %llu ms, %s: never before T0 / T1", ms(r), tag);
 	tap_ok(worst_det <= r + TICK,
