@@ -508,7 +508,7 @@ test_profiles() {
 	expect_eq "$(knob_values $P)" "$(profile_want ideal)" "initial knobs"
 	expect_eq "$(drv $P)" pfcsim "driver with ideal"
 	for pd in mlx5:mlx5_core ixgbe:ixgbe i40e:i40e ice:ice bnxt:bnxt_en hns3:hns3 \
-		  mlxsw:mlxsw_spectrum qede:qede cxgb4:cxgb4 octeontx2:rvu_nicpf ideal:pfcsim; do
+		  mlxsw:mlxsw_spectrum qede:qede cxgb4:cxgb4 octeontx2:rvu-nicpf ideal:pfcsim; do
 		prof=${pd%%:*}
 		# Start from something else, so that every knob must be set.
 		dfs_set $P getpfc_fail 7
