@@ -103,7 +103,7 @@ test_read_rate() {
 	i=$(($(simget pi getpfc_calls) - i0))
 	log "quiet reads in 4 s: bnxt (1 s period) $b, mlx5 forced refreshes $m, ideal $i"
 	[ "$b" -ge 3 ] && [ "$b" -le 6 ] || fail "bnxt port read $b times in 4 s (1 s period)"
-	[ "$m" -ge 20 ] && [ "$m" -le 42 ] || fail "mlx5 port refreshed $m times in 4 s (bound 10/s)"
+	[ "$m" -ge 20 ] && [ "$m" -le 44 ] || fail "mlx5 port refreshed $m times in 4 s (bound 10/s, +10% for the edges of the window)"
 	[ "$i" -ge 500 ] || fail "ideal port read only $i times in 4 s (poll_quiet_us 4000)"
 	r=$(portstat pb read_rate)
 	[ "$r" -ge 1 ] && [ "$r" -le 2 ] || fail "bnxt read_rate $r"
