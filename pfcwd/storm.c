@@ -326,8 +326,16 @@ static unsigned int pfcwd_storm_mitigating(struct pfcwd_storm *sm,
 	 */
 	if (xoff) {
 		if (cfg->refresh_ns) {
-			last = pfcwd_storm_pub_end(sm, n, now - cfg->refresh_ns,
-						   now);
+			/*
+			 * The frames came since the previous publication: a
+			 * late one leaves the next a shorter interval.
+			 */
+			u64 span = now - sm->pub_last;
+
+			if (!sm->pub_last || span < cfg->refresh_ns / 2 ||
+			    span > cfg->refresh_ns + cfg->refresh_window_ns)
+				span = cfg->refresh_ns;
+			last = pfcwd_storm_pub_end(sm, n, now - span, now);
 			sm->pub_paused = last == now;
 		}
 		if (last > sm->xoff_last)
@@ -534,6 +542,9 @@ unsigned int pfcwd_storm_sample(struct pfcwd_storm *sm,
 
 	ev |= pfcwd_storm_tx(sm, cfg, s, d_tx_pause, d_rx_packets);
 	ev |= pfcwd_storm_slow(sm, cfg, s->now, d_tx_pause);
+
+	if (d_rx_pause)
+		sm->pub_last = s->now;
 
 	/* A counter that goes away is re-primed when it comes back. */
 	sm->valid = valid;

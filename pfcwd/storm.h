@@ -58,7 +58,8 @@
  * restoration comes T1 after that (stale reads may restore then); a
  * publication with no XOFF at all ends it at the previous one, which the
  * reader knows only R plus its window (refresh_window_ns) after it.  Each
- * publication's frames came over the R before it, whenever it is read.
+ * publication's frames came over the time since the previous one that
+ * showed frames (R, when that time is not within [R/2, R + window]).
  * Restoration thus lands within [T1, T1 + R] of the storm's end when T1 is
  * at least R / 16 plus the window, and within R + R / 16 + the window
  * otherwise (once the storm covered a whole period; a shorter one may be
@@ -186,6 +187,7 @@ struct pfcwd_storm {
 	u32 storm_samples;	/* samples since detection */
 	bool xoff_while_mitigated;
 	bool pub_paused;	/* published counters: last one showed pause */
+	u64 pub_last;		/* the last sample that showed XOFF frames */
 	u64 rate_frames;	/* STORMED: the storm's highest rate seen, */
 	u64 rate_span;		/* as frames over ns */
 
