@@ -130,6 +130,17 @@ static u64 pfcwd_source_stale_ns(const struct pfcwd_port *port)
 	return period + window;
 }
 
+/* The quiet read interval in force for @port (not published), ns. */
+static u64 pfcwd_source_quiet_ns(const struct pfcwd_port *port)
+{
+	u64 quiet = pfcwd_poll_quiet_ns();
+
+	if (port->counters && port->profile->force)
+		quiet = max_t(u64, quiet,
+			      (u64)port->profile->force_quiet_ms * NSEC_PER_MSEC);
+	return quiet;
+}
+
 /* The busy read interval in force for @port, ns. */
 u64 pfcwd_source_fine_ns(const struct pfcwd_port *port)
 {
@@ -282,15 +293,10 @@ bool pfcwd_source_read_pfc(struct pfcwd_port *port, struct pfcwd_counters *c)
  */
 u64 pfcwd_source_next_read(struct pfcwd_port *port, u64 now, bool busy)
 {
-	const struct pfcwd_profile *prof = port->profile;
-	u64 quiet = pfcwd_poll_quiet_ns();
-	u64 fine = (u64)READ_ONCE(pfcwd_params.poll_fine_us) * NSEC_PER_USEC;
+	u64 quiet = pfcwd_source_quiet_ns(port);
+	u64 fine = pfcwd_source_fine_ns(port);
 	u64 r, cur, k;
 
-	if (port->counters && prof->force) {
-		quiet = max_t(u64, quiet, (u64)prof->force_quiet_ms * NSEC_PER_MSEC);
-		fine = max_t(u64, fine, (u64)prof->force_busy_ms * NSEC_PER_MSEC);
-	}
 	if (!port->counters || !pfcwd_source_published(port) ||
 	    READ_ONCE(port->push_active))
 		return busy ? now + fine : pfcwd_poll_quiet_next(now, quiet);
@@ -423,16 +429,12 @@ enum pfcwd_source pfcwd_port_source(const struct pfcwd_port *port)
  */
 u64 pfcwd_port_granularity_ns(const struct pfcwd_port *port)
 {
-	const struct pfcwd_profile *prof = port->profile;
-	u64 quiet = pfcwd_poll_quiet_ns();
-	u64 fine = (u64)READ_ONCE(pfcwd_params.poll_fine_us) * NSEC_PER_USEC;
+	u64 quiet = pfcwd_source_quiet_ns(port);
+	u64 fine = pfcwd_source_fine_ns(port);
 	u64 late = 2 * READ_ONCE(pfcwd_poll_stats.late_ns);
 
-	if (port->counters && prof->force) {
-		quiet = max_t(u64, quiet, (u64)prof->force_quiet_ms * NSEC_PER_MSEC);
-		fine = max_t(u64, fine, (u64)prof->force_busy_ms * NSEC_PER_MSEC);
-	} else if (port->counters && pfcwd_source_published(port) &&
-		   !READ_ONCE(port->push_active)) {
+	if (port->counters && pfcwd_source_published(port) &&
+	    !READ_ONCE(port->push_active)) {
 		/* A publication, then the window that finds it. */
 		quiet = pfcwd_source_stale_ns(port);
 		if (!READ_ONCE(port->last_change))	/* phase unknown */

@@ -350,6 +350,25 @@ static unsigned int pfcwd_storm_mitigating(struct pfcwd_storm *sm,
 	return pfcwd_storm_restoring(sm, cfg, now);
 }
 
+/* A generated storm that has lasted T0 latches the priority. */
+static unsigned int pfcwd_storm_tx_due(struct pfcwd_storm *sm,
+				       const struct pfcwd_storm_config *cfg,
+				       u64 now)
+{
+	if (!sm->tx_start || sm->state == PFCWD_LATCHED ||
+	    now - sm->tx_start < cfg->detect_ns)
+		return 0;
+
+	sm->stats.tx_storms++;
+	if (sm->state == PFCWD_OPERATIONAL)
+		sm->stormed_at = now;
+	sm->state = PFCWD_LATCHED;
+	sm->latch = PFCWD_LATCH_TX_STORM;
+	sm->tx_start = 0;
+	sm->tx_last = 0;
+	return PFCWD_EV_TX_STORM | PFCWD_EV_LATCHED;
+}
+
 /* Generated pause while nothing is received: a NIC-side storm. */
 static unsigned int pfcwd_storm_tx(struct pfcwd_storm *sm,
 				   const struct pfcwd_storm_config *cfg,
@@ -379,18 +398,7 @@ static unsigned int pfcwd_storm_tx(struct pfcwd_storm *sm,
 		sm->tx_last = 0;
 	}
 
-	if (!sm->tx_start || sm->state == PFCWD_LATCHED ||
-	    now - sm->tx_start < cfg->detect_ns)
-		return 0;
-
-	sm->stats.tx_storms++;
-	if (sm->state == PFCWD_OPERATIONAL)
-		sm->stormed_at = now;
-	sm->state = PFCWD_LATCHED;
-	sm->latch = PFCWD_LATCH_TX_STORM;
-	sm->tx_start = 0;
-	sm->tx_last = 0;
-	return PFCWD_EV_TX_STORM | PFCWD_EV_LATCHED;
+	return pfcwd_storm_tx_due(sm, cfg, now);
 }
 
 /* Rate of generated pause, over buckets of PFCWD_SLOW_BUCKET_NS. */
@@ -451,18 +459,7 @@ static unsigned int pfcwd_storm_stale(struct pfcwd_storm *sm,
 	else if (sm->state == PFCWD_STORMED && !sm->pub_paused)
 		ev |= pfcwd_storm_restoring(sm, cfg, now);
 
-	if (sm->tx_start && sm->state != PFCWD_LATCHED &&
-	    now - sm->tx_start >= cfg->detect_ns) {
-		sm->stats.tx_storms++;
-		if (sm->state == PFCWD_OPERATIONAL)
-			sm->stormed_at = now;
-		sm->state = PFCWD_LATCHED;
-		sm->latch = PFCWD_LATCH_TX_STORM;
-		sm->tx_start = 0;
-		sm->tx_last = 0;
-		ev |= PFCWD_EV_TX_STORM | PFCWD_EV_LATCHED;
-	}
-	return ev;
+	return ev | pfcwd_storm_tx_due(sm, cfg, now);
 }
 
 /**
