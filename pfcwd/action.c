@@ -26,10 +26,19 @@
  * (pfcwd_action_carrier_lost(): at once, or from the link watch within
  * PFCWD_SETPFC_BOUNCE_NS), which is logged and shown.  Every pfc_en change
  * pfcwd makes is announced with dcbnl_ieee_notify() so DCBX agents see it.
- * A setpfc that fails changes nothing: clearing is then not applied (the
- * datapath still acts), putting a bit back is retried at every poll
- * until it succeeds or the operator changes the bit himself; failures are
- * counted (port->setpfc_errors) and logged.
+ *
+ * pfc_en changes are batched and rate-limited: mitigation and undoing only
+ * say which bits pfcwd wants out (port->pfc_want_off); a commit at the end
+ * of a poll pass (or of an operator's request) writes all of them with one
+ * getpfc and one setpfc.  Taking bits out is mitigation and never waits;
+ * putting them back waits PFCWD_PFC_GAP_NS after pfcwd's previous write
+ * (doubling per failure in a row, up to PFCWD_PFC_GAP_MAX_NS), so a
+ * flapping peer or a failing driver costs the device at most about ten
+ * writes a second.  The datapath is not held back by the gap.  A setpfc
+ * that fails changes nothing: clearing is then not applied (the datapath
+ * still acts), putting a bit back is retried after the gap until it
+ * succeeds or the operator changes the bit himself; failures are counted
+ * (port->setpfc_errors) and logged.
  *
  * Every event is logged and sent to netlink listeners (nl_event.c).
  *
@@ -43,6 +52,7 @@
 #include <net/dcbnl.h>
 
 #include "pfcwd.h"
+#include "prio_list.h"
 
 /* A carrier loss this soon after pfcwd's own setpfc is taken as its doing. */
 #define PFCWD_SETPFC_BOUNCE_NS	(2 * NSEC_PER_SEC)
@@ -133,48 +143,109 @@ static __printf(2, 3) void pfcwd_log(struct pfcwd_port *port,
 	va_end(args);
 }
 
-/* Sets or clears @prio's pfc_en bit; returns true if it changed it. */
-static bool pfcwd_pfc_bit(struct pfcwd_port *port, int prio, bool on)
+/*
+ * The minimum time between two pfc_en writes of pfcwd on one port, and
+ * what it grows to while writes keep failing (doubling per failure).
+ */
+#define PFCWD_PFC_GAP_NS	(100 * NSEC_PER_MSEC)
+#define PFCWD_PFC_GAP_MAX_NS	(1600 * NSEC_PER_MSEC)
+
+/**
+ * pfcwd_action_pfc_due - when the pending pfc_en write may be made
+ * @port: the port; port->lock held
+ *
+ * Return: U64_MAX if no write is pending; otherwise the time (ns) from
+ * which pfcwd_action_commit() makes it.  Taking priorities out of pfc_en
+ * is mitigation and is due at once; putting them back waits for the gap
+ * after the previous write, longer after failures.
+ */
+u64 pfcwd_action_pfc_due(const struct pfcwd_port *port)
+{
+	u64 gap = PFCWD_PFC_GAP_NS << min_t(u32, port->pfc_fails, 4);
+
+	if (port->pfc_want_off & ~port->pfc_off)
+		return 0;
+	if (!(port->pfc_off & ~port->pfc_want_off))
+		return U64_MAX;
+	return port->pfc_tried_at + min_t(u64, gap, PFCWD_PFC_GAP_MAX_NS);
+}
+
+/**
+ * pfcwd_action_commit - bring the device's pfc_en to what mitigation wants
+ * @port: the port; RTNL and port->lock held
+ * @now: write even if the gap since the last write is not over (an
+ *	operator's request, configuration, teardown)
+ *
+ * All the changes of one poll pass go to the device in one getpfc and one
+ * setpfc.  Bits are only ever changed from what the device says now: a
+ * bit to clear that is already off was not pfcwd's to clear; a bit to put
+ * back that is already on was put back by someone else.  A failed clear
+ * is not retried (the datapath still acts); a failed put-back is retried
+ * when the gap is over, unless @now (then the port is going away or the
+ * operator is told through setpfc_errors and the log).
+ */
+void pfcwd_action_commit(struct pfcwd_port *port, bool now)
 {
 	const struct dcbnl_rtnl_ops *ops = port->dev->dcbnl_ops;
 	struct net_device *dev = port->dev;
 	struct ieee_pfc pfc = {};
-	u8 bit = BIT(prio);
+	char list[PFCWD_PRIO_LIST_LEN];
+	u8 clear, set;
 	bool carrier;
 	int err;
 
-	if (!port->has_dcb || ops->ieee_getpfc(dev, &pfc))
-		return false;
-	if (!!(pfc.pfc_en & bit) == on)
-		return false;
-	if (on)
-		pfc.pfc_en |= bit;
-	else
-		pfc.pfc_en &= ~bit;
-	carrier = netif_carrier_ok(dev);
-	port->setpfc_at = ktime_get_ns();
-	err = ops->ieee_setpfc(dev, &pfc);
-	if (err) {
-		port->setpfc_errors++;
-		pfcwd_log(port, "prio %d: cannot %s PFC: %d\n", prio,
-			  on ? "re-enable" : "disable", err);
-		return false;
+	if (!now && pfcwd_action_pfc_due(port) > ktime_get_ns())
+		return;
+	clear = port->pfc_want_off & ~port->pfc_off;
+	set = port->pfc_off & ~port->pfc_want_off;
+	if (!clear && !set)
+		return;
+	if (!port->has_dcb) {
+		port->pfc_want_off = 0;
+		port->pfc_off = 0;
+		return;
 	}
+	port->pfc_tried_at = ktime_get_ns();
+	err = ops->ieee_getpfc(dev, &pfc);
+	if (err)
+		goto failed;
+	/* Not pfcwd's to clear, or put back by someone else. */
+	port->pfc_want_off &= ~(clear & ~pfc.pfc_en);
+	port->pfc_off &= ~(set & pfc.pfc_en);
+	clear &= pfc.pfc_en;
+	set &= ~pfc.pfc_en;
+	if (!clear && !set)
+		return;
+	pfc.pfc_en = (pfc.pfc_en & ~clear) | set;
+	carrier = netif_carrier_ok(dev);
+	port->setpfc_at = port->pfc_tried_at;
+	err = ops->ieee_setpfc(dev, &pfc);
+	if (err)
+		goto failed;
+	port->pfc_off = (port->pfc_off | clear) & ~set;
+	port->pfc_fails = 0;
 	port->pfc_en = pfc.pfc_en;
 	dcbnl_ieee_notify(dev, RTM_SETDCB, DCB_CMD_IEEE_SET, 0, 0);
 	if (carrier && !netif_carrier_ok(dev))
 		pfcwd_action_carrier_lost(port);
-	return true;
-}
+	return;
 
-/* Is @prio in the device's pfc_en now (as read back)? */
-static bool pfcwd_pfc_on(struct pfcwd_port *port, int prio)
-{
-	struct ieee_pfc pfc = {};
-
-	if (!port->has_dcb || port->dev->dcbnl_ops->ieee_getpfc(port->dev, &pfc))
-		return false;
-	return pfc.pfc_en & BIT(prio);
+failed:
+	port->setpfc_errors++;
+	port->pfc_fails++;
+	if (clear) {
+		pfcwd_prio_list_format(clear, list, sizeof(list));
+		pfcwd_log(port, "prio %s: cannot disable PFC: %d\n", list, err);
+	}
+	if (set) {
+		pfcwd_prio_list_format(set, list, sizeof(list));
+		pfcwd_log(port, "prio %s: cannot re-enable PFC: %d%s\n", list,
+			  err, now ? "" : ", will retry");
+	}
+	/* Mitigation stays in the datapath. */
+	port->pfc_want_off &= ~clear;
+	if (now)
+		port->pfc_off &= ~set;
 }
 
 /**
@@ -194,26 +265,6 @@ void pfcwd_action_carrier_lost(struct pfcwd_port *port)
 		  port->cfg.device_action == PFCWD_DEVICE_ACTION_AUTO ?
 		  "device-action auto now mitigates in the datapath only" :
 		  "device-action on keeps using it");
-}
-
-/**
- * pfcwd_action_retry - put back pfc_en bits whose restoration failed
- * @port: the port; RTNL and port->lock held, !port->dead
- */
-void pfcwd_action_retry(struct pfcwd_port *port)
-{
-	int p;
-
-	for (p = 0; p < PFCWD_NUM_PRIO; p++) {
-		struct pfcwd_prio *pp = &port->prio[p];
-
-		if (!pp->pfc_retry)
-			continue;
-		if (pfcwd_pfc_bit(port, p, true) || pfcwd_pfc_on(port, p)) {
-			pp->pfc_retry = false;
-			pp->pfc_cleared = false;
-		}
-	}
 }
 
 static void pfcwd_action_apply(struct pfcwd_port *port, int prio, bool tx)
@@ -239,23 +290,19 @@ static void pfcwd_action_apply(struct pfcwd_port *port, int prio, bool tx)
 			   PFCWD_DP_DROP : PFCWD_DP_FORWARD);
 	/* Software PFC: a band held by a pause is no longer held. */
 	pfcwd_swpfc_kick(port);
-	if (pp->pfc_retry)		/* still out of pfc_en, by pfcwd */
-		pp->pfc_retry = false;
-	else if (pfcwd_action_device_pfc(port))
-		pp->pfc_cleared = pfcwd_pfc_bit(port, prio, false);
 	/*
-	 * Received packets of a dropping priority meet the ingress hook;
-	 * after pfc_en, as registering it may patch code on every CPU.
+	 * Out of pfc_en at the next commit, with every other change of the
+	 * pass - or kept out if its put-back is still pending.
 	 */
-	pfcwd_ingress_update(port);
+	if ((port->pfc_off & BIT(prio)) || pfcwd_action_device_pfc(port))
+		port->pfc_want_off |= BIT(prio);
 }
 
-/**
- * pfcwd_action_undo - end whatever pfcwd does on one priority
- * @port: the port; RTNL and port->lock held, !port->dead
- * @prio: the priority
+/*
+ * Ends whatever pfcwd does on one priority; its pfc_en bit goes back at
+ * the next commit.  RTNL and port->lock held, !port->dead.
  */
-void pfcwd_action_undo(struct pfcwd_port *port, int prio)
+static void pfcwd_action_undo(struct pfcwd_port *port, int prio)
 {
 	struct pfcwd_prio *pp = &port->prio[prio];
 
@@ -263,17 +310,34 @@ void pfcwd_action_undo(struct pfcwd_port *port, int prio)
 	if (pp->mitigating)
 		pfcwd_action_last(pp, &pp->last_tx_dropped,
 				  &pp->last_rx_dropped, &pp->last_tx_forwarded);
-	if (pp->pfc_cleared && !pfcwd_pfc_bit(port, prio, true) &&
-	    !pfcwd_pfc_on(port, prio) && !port->dead) {
-		/* Left as it is: retried at every poll (pfcwd_action_retry). */
-		pp->pfc_retry = true;
-	} else {
-		pp->pfc_cleared = false;
-		pp->pfc_retry = false;
-	}
+	port->pfc_want_off &= ~BIT(prio);
 	pp->mitigating = false;
-	/* After pfc_en: the hook's removal may patch code on every CPU. */
+}
+
+/*
+ * pfc_en first, then the ingress hook: registering or removing it may
+ * patch code on every CPU.  RTNL and port->lock held, !port->dead.
+ */
+static void pfcwd_action_flush(struct pfcwd_port *port, bool now)
+{
+	pfcwd_action_commit(port, now);
 	pfcwd_ingress_update(port);
+}
+
+/**
+ * pfcwd_action_undo_all - end everything pfcwd does on the port, now
+ * @port: the port; RTNL and port->lock held, !port->dead
+ *
+ * pfc_en bits go back at once; one that cannot is left to the operator
+ * (logged, counted).
+ */
+void pfcwd_action_undo_all(struct pfcwd_port *port)
+{
+	int p;
+
+	for (p = 0; p < PFCWD_NUM_PRIO; p++)
+		pfcwd_action_undo(port, p);
+	pfcwd_action_flush(port, true);
 }
 
 /**
@@ -294,6 +358,7 @@ void pfcwd_action_forget(struct pfcwd_port *port, u8 prios)
 		pfcwd_action_undo(port, p);
 		pfcwd_storm_forget(&port->prio[p].sm);
 	}
+	pfcwd_action_flush(port, true);
 }
 
 /**
@@ -355,14 +420,9 @@ static void pfcwd_log_restored(struct pfcwd_port *port, int prio,
 		  pp->last_tx_dropped, pp->last_rx_dropped);
 }
 
-/**
- * pfcwd_action_events - carry out what a sample of @prio produced
- * @port: the port; RTNL and port->lock held, !port->dead
- * @prio: the priority
- * @events: PFCWD_EV_* from pfcwd_storm_sample()
- */
-void pfcwd_action_events(struct pfcwd_port *port, int prio,
-			 unsigned int events)
+/* Carries out what a sample of @prio produced, pfc_en left to commit. */
+static void pfcwd_action_prio_events(struct pfcwd_port *port, int prio,
+				     unsigned int events)
 {
 	struct pfcwd_prio *pp = &port->prio[prio];
 	const struct pfcwd_storm_stats *st = &pp->sm.stats;
@@ -405,6 +465,26 @@ void pfcwd_action_events(struct pfcwd_port *port, int prio,
 }
 
 /**
+ * pfcwd_action_events - carry out what one poll pass produced
+ * @port: the port; RTNL and port->lock held, !port->dead
+ * @events: per priority, PFCWD_EV_* from pfcwd_storm_sample()
+ *
+ * Also makes a pending pfc_en write whose time has come (a put-back that
+ * waited for the gap or failed before), so it is called on such passes
+ * even without events.  All of a pass's pfc_en changes are one setpfc.
+ */
+void pfcwd_action_events(struct pfcwd_port *port,
+			 const unsigned int events[PFCWD_NUM_PRIO])
+{
+	int p;
+
+	for (p = 0; p < PFCWD_NUM_PRIO; p++)
+		if (events[p])
+			pfcwd_action_prio_events(port, p, events[p]);
+	pfcwd_action_flush(port, false);
+}
+
+/**
  * pfcwd_action_restore - an operator restores stormed or latched priorities
  * @port: the port; RTNL and port->lock held, !port->dead
  * @prios: the priorities
@@ -424,5 +504,7 @@ int pfcwd_action_restore(struct pfcwd_port *port, u8 prios)
 		pfcwd_nl_event(port, p, PFCWD_CMD_STORM_RESTORED, now);
 		n++;
 	}
+	if (n)
+		pfcwd_action_flush(port, true);
 	return n;
 }

@@ -18,8 +18,8 @@
  * removes it when the last one stops.  Every way into a mitigation goes
  * through pfcwd_action_apply() and every way out (restoration, restoring
  * by hand, reconfiguration, port teardown on qdisc removal, device removal
- * or module unload, netns move) through pfcwd_action_undo().  Both call
- * here after the device's pfc_en has been changed: registering the
+ * or module unload, netns move) through pfcwd_action_undo(); the action
+ * code calls here once the pass's pfc_en change is made: registering the
  * system's first netdev ingress hook, or removing its last, flips static
  * keys (the kernel patches its receive path on every CPU), and that must
  * not delay giving PFC back at a restoration.

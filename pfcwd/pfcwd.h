@@ -134,8 +134,6 @@ struct pfcwd_prio {
 	struct pfcwd_push push;
 	enum pfcwd_action applied;	/* action of the storm in progress */
 	bool mitigating;		/* an action is applied */
-	bool pfc_cleared;		/* we cleared this priority's pfc_en bit */
-	bool pfc_retry;			/* putting it back failed: retry */
 	u8 dp_action;			/* PFCWD_DP_*, for the datapath */
 
 	/*
@@ -213,6 +211,10 @@ struct pfcwd_port {
 	bool setpfc_hurts;		/* our setpfc took the carrier down */
 	u64 setpfc_at;			/* when pfcwd last called setpfc, ns */
 	u64 setpfc_errors;		/* setpfc calls of pfcwd that failed */
+	u8 pfc_want_off;		/* mitigation wants these out of pfc_en */
+	u8 pfc_off;			/* pfcwd took these out, not yet back */
+	u64 pfc_tried_at;		/* last pfc_en write attempted, ns */
+	u32 pfc_fails;			/* pfc_en writes failed in a row */
 	bool push_active;		/* a driver pushes pause events */
 	bool push_seen;			/* the poller switched to them */
 	bool link_up;
@@ -338,9 +340,9 @@ unsigned int pfcwd_source_prio_packets(struct pfcwd_port *port,
 				       u64 *tx, u64 *rx);
 
 /* action.c */
-void pfcwd_action_events(struct pfcwd_port *port, int prio,
-			 unsigned int events);
-void pfcwd_action_undo(struct pfcwd_port *port, int prio);
+void pfcwd_action_events(struct pfcwd_port *port,
+			 const unsigned int events[PFCWD_NUM_PRIO]);
+void pfcwd_action_undo_all(struct pfcwd_port *port);
 void pfcwd_action_forget(struct pfcwd_port *port, u8 prios);
 int pfcwd_action_restore(struct pfcwd_port *port, u8 prios);
 void pfcwd_action_last(const struct pfcwd_prio *pp, u64 *tx_dropped,
@@ -351,7 +353,8 @@ bool pfcwd_action_device_pfc(const struct pfcwd_port *port);
 const char *pfcwd_device_action_name(enum pfcwd_device_action da);
 int pfcwd_device_action_parse(const char *buf, enum pfcwd_device_action *da);
 void pfcwd_action_carrier_lost(struct pfcwd_port *port);
-void pfcwd_action_retry(struct pfcwd_port *port);
+u64 pfcwd_action_pfc_due(const struct pfcwd_port *port);
+void pfcwd_action_commit(struct pfcwd_port *port, bool now);
 int pfcwd_action_parse(const char *buf, enum pfcwd_action *action);
 
 /* netlink.c, nl_event.c */

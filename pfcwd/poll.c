@@ -119,7 +119,7 @@ static void pfcwd_poll_port(struct pfcwd_port *port)
 	struct pfcwd_storm_config scfg;
 	struct pfcwd_counters c;
 	struct pfcwd_sample s;
-	u64 next, deadline = U64_MAX;
+	u64 next, deadline = U64_MAX, pfc_due;
 	bool busy = false, any = false, retry = false, moved;
 	int p;
 
@@ -185,23 +185,23 @@ static void pfcwd_poll_port(struct pfcwd_port *port)
 		any |= events[p] != 0;
 		busy |= pfcwd_storm_busy(sm);
 		deadline = min(deadline, pfcwd_storm_deadline(sm, &scfg));
-		retry |= port->prio[p].pfc_retry;
 	}
 	port->reprime = false;
-	busy |= retry;
+	/* A pfc_en write waiting for its gap: busy until it is made. */
+	pfc_due = pfcwd_action_pfc_due(port);
+	retry = pfc_due <= c.now;
+	if (pfc_due != U64_MAX) {
+		busy = true;
+		deadline = min(deadline, pfc_due);
+	}
 	WRITE_ONCE(port->quiet, !busy && !any);
 	mutex_unlock(&port->lock);
 
 	if (any || retry) {
 		rtnl_lock();
 		mutex_lock(&port->lock);
-		if (!port->dead) {
-			for (p = 0; p < PFCWD_NUM_PRIO; p++)
-				if (events[p])
-					pfcwd_action_events(port, p, events[p]);
-			if (retry)
-				pfcwd_action_retry(port);
-		}
+		if (!port->dead)
+			pfcwd_action_events(port, events);
 		mutex_unlock(&port->lock);
 		rtnl_unlock();
 	}

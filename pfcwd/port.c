@@ -158,15 +158,12 @@ static struct pfcwd_port *pfcwd_port_create(struct net_device *dev)
  */
 static void pfcwd_port_teardown(struct pfcwd_port *port)
 {
-	int p;
-
 	ASSERT_RTNL();
 	pfcwd_sysfs_del(port);
 	pfcwd_swpfc_stop(port);
 
 	mutex_lock(&port->lock);
-	for (p = 0; p < PFCWD_NUM_PRIO; p++)
-		pfcwd_action_undo(port, p);
+	pfcwd_action_undo_all(port);
 	port->dead = true;
 	mutex_unlock(&port->lock);
 	pfcwd_source_free(port);

@@ -222,12 +222,85 @@ test_setpfc_failing() {
 	sleep 0.2
 	[ "$(portstat pf setpfc_errors)" -gt "$e" ] || fail "restoration not retried"
 	sim pf setpfc_fail 0
-	sleep 0.2
-	expect_eq "$(pfc_on pf)" "3 4" "retried once setpfc works"
+	# The retry waits for a gap that doubles per failure, at most 1.6 s.
+	wait_pfc_on pf "3 4" 2.5 || fail "not retried once setpfc works"
 	sleep 0.2
 	e=$(simget pf setpfc_calls)
 	sleep 0.2
 	expect_eq "$(simget pf setpfc_calls)" "$e" "no more retries once it worked"
+}
+
+# Waits up to $3 s for the priorities in DEV $1's pfc_en to be "$2".
+wait_pfc_on() {
+	local n
+
+	n=$(awk -v s="$3" 'BEGIN { print int(s * 50) }')
+	while [ "$(pfc_on "$1")" != "$2" ]; do
+		[ "$n" -gt 0 ] || return 1
+		n=$((n - 1))
+		sleep 0.02
+	done
+}
+
+test_setpfc_batched() {
+	local c0 c1 c2
+
+	reset_all
+	profiled_port pf ideal
+	set_knob pf detection_time_ms 100
+	set_knob pf restoration_time_ms 100
+	# Two priorities stormed and restored together: one setpfc each way.
+	c0=$(simget pf setpfc_calls)
+	sim pf rx_storm 3,4
+	wait_stat pf 3 state stormed 2
+	wait_stat pf 4 state stormed 2
+	expect_eq "$(pfc_on pf)" "" "both out of pfc_en"
+	c1=$(simget pf setpfc_calls)
+	expect_eq "$((c1 - c0))" 1 "both priorities taken out in one setpfc"
+	sim pf rx_storm ""
+	wait_stat pf 3 state operational 2
+	wait_stat pf 4 state operational 2
+	wait_pfc_on pf "3 4" 1 || fail "pfc_en not back: $(pfc_on pf)"
+	c2=$(simget pf setpfc_calls)
+	expect_eq "$((c2 - c1))" 1 "both put back in one setpfc"
+	expect_eq "$(portstat pf setpfc_errors)" 0 "no errors"
+}
+
+test_setpfc_rate_limited() {
+	local c0 n e
+
+	reset_all
+	profiled_port pf ideal
+	set_knob pf detection_time_ms 100
+	set_knob pf restoration_time_ms 100
+	sim pf rx_storm 3
+	wait_stat pf 3 state stormed 2
+	expect_eq "$(pfc_on pf)" "4" "prio 3 out of pfc_en"
+	# A driver whose setpfc keeps failing: the put-back is retried after
+	# 100, 200, 400, 800 ms... - 5 calls in the first 2 s (a retry at
+	# every fine poll would be hundreds).  Bounds: 3..7 for load.
+	sim pf setpfc_fail 5
+	c0=$(simget pf setpfc_calls)
+	sim pf rx_storm ""
+	wait_stat pf 3 state operational 2
+	sleep 2
+	n=$(($(simget pf setpfc_calls) - c0))
+	log "# setpfc calls in the 2 s after a failing restoration: $n"
+	[ "$n" -ge 3 ] && [ "$n" -le 7 ] ||
+		fail "setpfc retried $n times in 2 s, expected 3..7"
+	e=$(portstat pf setpfc_errors)
+	expect_eq "$e" "$n" "every failed retry counted"
+	expect_eq "$(pfc_on pf)" "4" "still out while failing"
+	sim pf setpfc_fail 0
+	wait_pfc_on pf "3 4" 2.5 || fail "not put back once setpfc works"
+	# A storm right after its restoration: taking it out again is not
+	# held back by the gap, the put-back is.
+	sim pf rx_storm 3
+	wait_stat pf 3 state stormed 2
+	expect_eq "$(pfc_on pf)" "4" "out again at the next storm"
+	sim pf rx_storm ""
+	wait_stat pf 3 state operational 2
+	wait_pfc_on pf "3 4" 1 || fail "pfc_en not back: $(pfc_on pf)"
 }
 
 test_counter_reset_and_swap() {
@@ -263,6 +336,8 @@ TESTS=(
 	"test_device_action_on_off	profiles: device-action on uses pfc_en even on mlx5, off never"
 	"test_getpfc_slow_or_failing	profiles: getpfc sleeping 20 ms or failing"
 	"test_setpfc_failing	profiles: setpfc failing on mitigation and on restoration"
+	"test_setpfc_batched	profiles: pfc_en changes of one pass are one setpfc"
+	"test_setpfc_rate_limited	profiles: a failing setpfc is retried with a doubling gap"
 	"test_counter_reset_and_swap	profiles: counters reset mid-storm, swapped counters"
 )
 
