@@ -41,7 +41,7 @@ static void pfcwd_debugfs_port(struct seq_file *m, struct pfcwd_port *port)
 
 	pfcwd_prio_list_format(port->cfg.prios, prios, sizeof(prios));
 	pfcwd_prio_list_format(port->pfc_en, pfc, sizeof(pfc));
-	seq_printf(m, "%s enabled %d action %s prios %s pfc_en %s dcb %d push %d hold_us %llu granularity_us %llu next_poll_ns %lld ingress_hook %d profile %s counters %d refresh_ms %u refresh_learnt %d reads %llu forced %llu read_errors %llu read_rate %u device_action %s device_pfc %d setpfc_hurts %d setpfc_errors %llu\n",
+	seq_printf(m, "%s enabled %d action %s prios %s pfc_en %s dcb %d push %d hold_us %llu granularity_us %llu next_poll_ns %lld ingress_hook %d profile %s counters %d refresh_ms %u refresh_learnt %d reads %llu forced %llu read_errors %llu read_rate %u device_action %s device_pfc %d setpfc_hurts %d setpfc_errors %llu nic_warnings %llu nic_errors %llu\n",
 		   port->name, port->cfg.enabled,
 		   pfcwd_action_name(port->cfg.action), prios[0] ? prios : "-",
 		   pfc[0] ? pfc : "-", port->has_dcb,
@@ -56,7 +56,8 @@ static void pfcwd_debugfs_port(struct seq_file *m, struct pfcwd_port *port)
 		   READ_ONCE(port->read_rate),
 		   pfcwd_device_action_name(port->cfg.device_action),
 		   pfcwd_action_device_pfc(port), READ_ONCE(port->setpfc_hurts),
-		   port->setpfc_errors);
+		   port->setpfc_errors, READ_ONCE(port->nic.warnings),
+		   READ_ONCE(port->nic.errors));
 	for (p = 0; p < PFCWD_NUM_PRIO; p++) {
 		const struct pfcwd_storm *sm = &port->prio[p].sm;
 		const struct pfcwd_storm_stats *st = &sm->stats;

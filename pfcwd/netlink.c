@@ -132,6 +132,8 @@ static enum pfcwd_latch_reason pfcwd_nl_latch(enum pfcwd_latch latch)
 		return PFCWD_LATCH_REASON_BLIND;
 	case PFCWD_LATCH_TX_STORM:
 		return PFCWD_LATCH_REASON_TX_STORM;
+	case PFCWD_LATCH_NIC_STORM:
+		return PFCWD_LATCH_REASON_NIC_STORM;
 	default:
 		return PFCWD_LATCH_REASON_NONE;
 	}
@@ -213,6 +215,31 @@ int pfcwd_nl_fill_prio(struct sk_buff *skb, struct pfcwd_port *port, int p,
 }
 
 /*
+ * The NIC's own storm prevention: its timeout where the driver has the
+ * tunable, its events where it has the counters.  RTNL held (the tunable
+ * is a driver call).
+ */
+static int pfcwd_nl_fill_nic(struct sk_buff *skb,
+			     const struct pfcwd_port *port)
+{
+	const struct pfcwd_nic *nic = &port->nic;
+	u32 ms;
+
+	if (!pfcwd_nic_prevention_ms(port, &ms) &&
+	    nla_put_u32(skb, PFCWD_A_PORT_NIC_PREVENTION_MS, ms))
+		return -EMSGSIZE;
+	if (READ_ONCE(nic->warn_idx) >= 0 &&
+	    nla_put_u64_64bit(skb, PFCWD_A_PORT_NIC_STORM_WARNINGS,
+			      READ_ONCE(nic->warnings), PFCWD_A_PORT_PAD))
+		return -EMSGSIZE;
+	if (READ_ONCE(nic->err_idx) >= 0 &&
+	    nla_put_u64_64bit(skb, PFCWD_A_PORT_NIC_STORM_ERRORS,
+			      READ_ONCE(nic->errors), PFCWD_A_PORT_PAD))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/*
  * The device side of a port: device-action and what it comes to, the
  * driver profile, and how its counters are read.  The freshness fields
  * are the poller's, written without port->lock: they are read once each
@@ -243,7 +270,7 @@ static int pfcwd_nl_fill_device(struct sk_buff *skb,
 	    nla_put_u32(skb, PFCWD_A_PORT_READ_RATE,
 			READ_ONCE(port->read_rate)))
 		return -EMSGSIZE;
-	return 0;
+	return pfcwd_nl_fill_nic(skb, port);
 }
 
 /**

@@ -187,6 +187,18 @@ struct pfcwd_profile {
 	bool setpfc_disruptive;		/* setpfc bounces or quiesces the port */
 };
 
+/* The NIC's own storm prevention counters (nic_storm.c); the poller's. */
+struct pfcwd_nic {
+	int n_stats;			/* statistics count the lookup was for */
+	int warn_idx, err_idx;		/* their indices, -1: none */
+	bool primed;
+	u8 rising;			/* watched prios whose requests rose */
+	u64 warn_base, err_base;	/* values last read */
+	u64 req[PFCWD_NUM_PRIO];	/* requests at the last read */
+	u64 read_at, looked_at;		/* ns */
+	u64 warnings, errors;		/* events seen; READ_ONCE elsewhere */
+};
+
 struct pfcwd_port {
 	struct hlist_node hnode;	/* pfcwd_port_hash, by dev */
 	struct list_head node;		/* pfcwd_ports */
@@ -215,6 +227,8 @@ struct pfcwd_port {
 	u8 pfc_off;			/* pfcwd took these out, not yet back */
 	u64 pfc_tried_at;		/* last pfc_en write attempted, ns */
 	u32 pfc_fails;			/* pfc_en writes failed in a row */
+	u32 pfc_budget;			/* writes left at pfc_budget_at */
+	u64 pfc_budget_at;		/* ns; 0: never spent (full) */
 	bool push_active;		/* a driver pushes pause events */
 	bool push_seen;			/* the poller switched to them */
 	bool link_up;
@@ -243,6 +257,7 @@ struct pfcwd_port {
 	u64 rate_start, rate_reads;	/* the window being measured */
 	u32 unchanged_reads;		/* reads since last_change */
 	struct ethtool_stats *refresh_stats;	/* forced refreshes; RTNL */
+	struct pfcwd_nic nic;
 
 	/* Poller only. */
 	u64 next_poll;			/* ns; U64_MAX = never */
@@ -302,6 +317,8 @@ struct pfcwd_counters {
 	u8 pfc_en;
 	bool pfc_valid;
 	bool stale;		/* not republished since the last read */
+	bool forced;		/* refresh_stats was read by this poll */
+	u8 nic_storm;		/* the NIC's prevention stopped these */
 };
 
 void pfcwd_source_probe(struct pfcwd_port *port);
@@ -318,6 +335,11 @@ u64 pfcwd_source_fine_ns(const struct pfcwd_port *port);
 void pfcwd_source_refresh(const struct pfcwd_port *port, u64 *period,
 			  u64 *window);
 void pfcwd_source_free(struct pfcwd_port *port);
+
+/* nic_storm.c */
+bool pfcwd_nic_storm_read(struct pfcwd_port *port, struct pfcwd_counters *c);
+int pfcwd_nic_prevention_ms(const struct pfcwd_port *port, u32 *ms);
+u64 pfcwd_nic_storm_due(const struct pfcwd_port *port);
 
 /* swpfc.c: software PFC, on ports without hardware PFC */
 void pfcwd_swpfc_start(struct pfcwd_port *port);
@@ -353,7 +375,7 @@ bool pfcwd_action_device_pfc(const struct pfcwd_port *port);
 const char *pfcwd_device_action_name(enum pfcwd_device_action da);
 int pfcwd_device_action_parse(const char *buf, enum pfcwd_device_action *da);
 void pfcwd_action_carrier_lost(struct pfcwd_port *port);
-u64 pfcwd_action_pfc_due(const struct pfcwd_port *port);
+u64 pfcwd_action_pfc_due(const struct pfcwd_port *port, u64 now);
 void pfcwd_action_commit(struct pfcwd_port *port, bool now);
 int pfcwd_action_parse(const char *buf, enum pfcwd_action *action);
 

@@ -119,7 +119,7 @@ static void pfcwd_poll_port(struct pfcwd_port *port)
 	struct pfcwd_storm_config scfg;
 	struct pfcwd_counters c;
 	struct pfcwd_sample s;
-	u64 next, deadline = U64_MAX, pfc_due;
+	u64 next, deadline = U64_MAX, pfc_due, nic_due;
 	bool busy = false, any = false, retry = false, moved;
 	int p;
 
@@ -141,10 +141,14 @@ static void pfcwd_poll_port(struct pfcwd_port *port)
 	 */
 	if (port->poll_due && c.now > port->poll_due)
 		pfcwd_poll_late(c.now, c.now - port->poll_due);
+	/* The NIC's own storm prevention may report what the counters hide. */
+	if (pfcwd_nic_storm_read(port, &c))
+		moved = true;
+	nic_due = pfcwd_nic_storm_due(port);
 	if (!moved && READ_ONCE(port->quiet) && !READ_ONCE(port->push_active)) {
 		rtnl_unlock();
-		WRITE_ONCE(port->next_poll,
-			   pfcwd_source_next_read(port, c.now, false));
+		next = pfcwd_source_next_read(port, c.now, false);
+		WRITE_ONCE(port->next_poll, min(next, nic_due));
 		return;
 	}
 	pfcwd_source_read_stats(port, &c);
@@ -188,7 +192,7 @@ static void pfcwd_poll_port(struct pfcwd_port *port)
 	}
 	port->reprime = false;
 	/* A pfc_en write waiting for its gap: busy until it is made. */
-	pfc_due = pfcwd_action_pfc_due(port);
+	pfc_due = pfcwd_action_pfc_due(port, c.now);
 	retry = pfc_due <= c.now;
 	if (pfc_due != U64_MAX) {
 		busy = true;
@@ -207,6 +211,7 @@ static void pfcwd_poll_port(struct pfcwd_port *port)
 	}
 
 	next = pfcwd_source_next_read(port, c.now, busy);
+	deadline = min(deadline, nic_due);
 	if (deadline < next)
 		next = max(deadline, c.now + PFCWD_POLL_SLACK_NS);
 	WRITE_ONCE(port->next_poll, next);

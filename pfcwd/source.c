@@ -152,30 +152,34 @@ u64 pfcwd_source_fine_ns(const struct pfcwd_port *port)
 	return fine;
 }
 
-/* Forced refresh: get_ethtool_stats makes the driver publish.  RTNL. */
-static void pfcwd_source_force(struct pfcwd_port *port, u64 now)
+/*
+ * Forced refresh: get_ethtool_stats makes the driver publish.  RTNL.
+ * Return: true if the statistics were read (into port->refresh_stats).
+ */
+static bool pfcwd_source_force(struct pfcwd_port *port, u64 now)
 {
 	const struct ethtool_ops *ops = port->dev->ethtool_ops;
 	struct ethtool_stats *st = port->refresh_stats;
 	int n;
 
 	if (!ops || !ops->get_sset_count || !ops->get_ethtool_stats)
-		return;
+		return false;
 	n = ops->get_sset_count(port->dev, ETH_SS_STATS);
 	if (n <= 0 || n > PFCWD_ETHTOOL_STATS_MAX)
-		return;
+		return false;
 	if (!st || st->n_stats != n) {
 		kvfree(st);
 		port->refresh_stats = NULL;
 		st = kvzalloc(struct_size(st, data, n), GFP_KERNEL);
 		if (!st)
-			return;
+			return false;
 		st->n_stats = n;
 		port->refresh_stats = st;
 	}
 	ops->get_ethtool_stats(port->dev, st, st->data);
 	WRITE_ONCE(port->forced, port->forced + 1);
 	port->last_forced = now;
+	return true;
 }
 
 /* At teardown, RTNL held: the poller no longer reads the port. */
@@ -241,7 +245,7 @@ bool pfcwd_source_read_pfc(struct pfcwd_port *port, struct pfcwd_counters *c)
 	struct net_device *dev = port->dev;
 	struct ieee_pfc pfc = {};
 	u64 jump = 0;
-	bool moved;
+	bool moved, forced = false;
 	int p, err;
 
 	ASSERT_RTNL();
@@ -251,9 +255,10 @@ bool pfcwd_source_read_pfc(struct pfcwd_port *port, struct pfcwd_counters *c)
 		return true;
 	}
 	if (port->counters && port->profile->force)
-		pfcwd_source_force(port, ktime_get_ns());
+		forced = pfcwd_source_force(port, ktime_get_ns());
 	err = dev->dcbnl_ops->ieee_getpfc(dev, &pfc);
 	c->now = ktime_get_ns();
+	c->forced = forced;
 	pfcwd_source_count_read(port, c->now);
 	if (err) {
 		WRITE_ONCE(port->read_errors, port->read_errors + 1);
@@ -340,6 +345,7 @@ void pfcwd_source_sample(struct pfcwd_port *port, int prio,
 	s->tx_pause = c->requests[prio];
 	s->rx_packets = c->rx_packets;
 	s->valid = PFCWD_SAMPLE_RX;
+	s->nic_storm = c->nic_storm & BIT(prio);
 	if (c->stale)
 		s->valid |= PFCWD_SAMPLE_STALE;
 	if (READ_ONCE(port->push_active)) {

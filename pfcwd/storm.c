@@ -369,6 +369,24 @@ static unsigned int pfcwd_storm_tx_due(struct pfcwd_storm *sm,
 	return PFCWD_EV_TX_STORM | PFCWD_EV_LATCHED;
 }
 
+/*
+ * The NIC's own prevention stopped a storm this port generated: it timed
+ * it (its timeout is the operator's), pfcwd latches as for its own.
+ */
+static unsigned int pfcwd_storm_nic(struct pfcwd_storm *sm, u64 now)
+{
+	if (sm->state == PFCWD_LATCHED)
+		return 0;
+	sm->stats.tx_storms++;
+	if (sm->state == PFCWD_OPERATIONAL)
+		sm->stormed_at = now;
+	sm->state = PFCWD_LATCHED;
+	sm->latch = PFCWD_LATCH_NIC_STORM;
+	sm->tx_start = 0;
+	sm->tx_last = 0;
+	return PFCWD_EV_TX_STORM | PFCWD_EV_LATCHED;
+}
+
 /* Generated pause while nothing is received: a NIC-side storm. */
 static unsigned int pfcwd_storm_tx(struct pfcwd_storm *sm,
 				   const struct pfcwd_storm_config *cfg,
@@ -497,12 +515,15 @@ unsigned int pfcwd_storm_sample(struct pfcwd_storm *sm,
 		sm->slow_bucket_start = 0;
 		/* Nor an exact pause: it counts from now at the earliest. */
 		sm->pause_floor = s->now;
-		return 0;
+		/* The NIC's word is not a delta of these counters. */
+		return s->nic_storm ? pfcwd_storm_nic(sm, s->now) : 0;
 	}
 	if (s->now < sm->prev_now)
 		return 0;
+	if (s->nic_storm)
+		ev |= pfcwd_storm_nic(sm, s->now);
 	if (s->valid & PFCWD_SAMPLE_STALE)
-		return pfcwd_storm_stale(sm, cfg, s->now);
+		return ev | pfcwd_storm_stale(sm, cfg, s->now);
 
 	d_rx_pause = pfcwd_counter_delta(sm->prev_rx_pause, s->rx_pause);
 	d_tx_pause = pfcwd_counter_delta(sm->prev_tx_pause, s->tx_pause);
@@ -657,6 +678,8 @@ const char *pfcwd_latch_name(enum pfcwd_latch latch)
 		return "blind-counters";
 	case PFCWD_LATCH_TX_STORM:
 		return "tx-storm";
+	case PFCWD_LATCH_NIC_STORM:
+		return "nic-storm";
 	}
 	return "unknown";
 }

@@ -98,6 +98,7 @@ enum pfcwd_latch {
 	PFCWD_LATCH_LIMIT,	/* storm limit reached within the window */
 	PFCWD_LATCH_BLIND,	/* counters stop while PFC is off: would loop */
 	PFCWD_LATCH_TX_STORM,	/* this port generated the storm */
+	PFCWD_LATCH_NIC_STORM,	/* ...and the NIC's prevention stopped it */
 };
 
 /* Events returned by pfcwd_storm_sample(), a bitmask. */
@@ -145,6 +146,11 @@ struct pfcwd_sample {
 	u64 xoff_last;
 	u64 pause_since;
 	u8 valid;		/* PFCWD_SAMPLE_* */
+	/*
+	 * The NIC's own storm prevention stopped this priority's pause since
+	 * the last sample: a generated storm, whatever T0 says.
+	 */
+	bool nic_storm;
 };
 
 struct pfcwd_storm_stats {

@@ -45,6 +45,9 @@ const struct attr_key port_keys[] = {
 	{ PFCWD_A_PORT_FORCED_READS, "forced_reads", AF_NUM, AK_SHOW },
 	{ PFCWD_A_PORT_READ_ERRORS, "read_errors", AF_NUM, AK_SHOW },
 	{ PFCWD_A_PORT_READ_RATE, "read_rate", AF_NUM, AK_SHOW },
+	{ PFCWD_A_PORT_NIC_PREVENTION_MS, "nic_prevention_ms", AF_NUM, AK_SHOW },
+	{ PFCWD_A_PORT_NIC_STORM_WARNINGS, "nic_storm_warnings", AF_NUM, AK_SHOW | AK_STATS },
+	{ PFCWD_A_PORT_NIC_STORM_ERRORS, "nic_storm_errors", AF_NUM, AK_SHOW | AK_STATS },
 	{ PFCWD_A_PORT_GLOBAL_PAUSE, "global_pause", AF_NUM, AK_STATS },
 	{ PFCWD_A_PORT_PAUSE_MALFORMED, "pause_malformed", AF_NUM, AK_STATS },
 };
@@ -107,6 +110,9 @@ static const uint8_t port_size[PORT_ATTRS] = {
 	[PFCWD_A_PORT_FORCED_READS] = 8,
 	[PFCWD_A_PORT_READ_ERRORS] = 8,
 	[PFCWD_A_PORT_READ_RATE] = 4,
+	[PFCWD_A_PORT_NIC_PREVENTION_MS] = 4,
+	[PFCWD_A_PORT_NIC_STORM_WARNINGS] = 8,
+	[PFCWD_A_PORT_NIC_STORM_ERRORS] = 8,
 };
 
 static const uint8_t prio_size[PRIO_ATTRS] = {

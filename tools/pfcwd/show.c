@@ -196,6 +196,9 @@ static void show_device(const struct port_info *pi)
 	show_num(pi, PFCWD_A_PORT_FORCED_READS, " forced reads %llu");
 	show_num(pi, PFCWD_A_PORT_READ_ERRORS, " read errors %llu");
 	show_num(pi, PFCWD_A_PORT_SETPFC_ERRORS, " setpfc errors %llu");
+	show_num(pi, PFCWD_A_PORT_NIC_PREVENTION_MS, " nic-prevention %llums");
+	show_num(pi, PFCWD_A_PORT_NIC_STORM_WARNINGS, " nic storm warnings %llu");
+	show_num(pi, PFCWD_A_PORT_NIC_STORM_ERRORS, " nic storm errors %llu");
 	printf("\n");
 	/* A DCB port whose driver has no pause counters. */
 	if (has(pi->have, PFCWD_A_PORT_PFC_EN) &&

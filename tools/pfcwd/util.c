@@ -180,6 +180,7 @@ const char *latch_name(uint64_t latch)
 		[PFCWD_LATCH_REASON_STORM_LIMIT] = "storm-limit",
 		[PFCWD_LATCH_REASON_BLIND] = "blind-counters",
 		[PFCWD_LATCH_REASON_TX_STORM] = "tx-storm",
+		[PFCWD_LATCH_REASON_NIC_STORM] = "nic-storm",
 	};
 
 	return name_of(names, ARRAY_SIZE(names), latch);

@@ -64,6 +64,7 @@ enum pfcwd_latch_reason {
 	PFCWD_LATCH_REASON_STORM_LIMIT,	/* storm limit reached */
 	PFCWD_LATCH_REASON_BLIND,	/* counters blind while PFC off */
 	PFCWD_LATCH_REASON_TX_STORM,	/* this port generated the storm */
+	PFCWD_LATCH_REASON_NIC_STORM,	/* ...and the NIC's prevention stopped it */
 };
 
 /* Where a port's pause information comes from. */
@@ -148,6 +149,9 @@ enum {
 	PFCWD_A_PORT_FORCED_READS,	/* u64: forced counter refreshes */
 	PFCWD_A_PORT_READ_ERRORS,	/* u64: failed counter reads */
 	PFCWD_A_PORT_READ_RATE,		/* u32: counter reads per second */
+	PFCWD_A_PORT_NIC_PREVENTION_MS,	/* u32: NIC's pfc-prevention-tout */
+	PFCWD_A_PORT_NIC_STORM_WARNINGS,	/* u64: its warning events */
+	PFCWD_A_PORT_NIC_STORM_ERRORS,	/* u64: its error events (stops) */
 	__PFCWD_A_PORT_CNT
 };
 

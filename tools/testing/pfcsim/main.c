@@ -37,6 +37,18 @@
  *			are rising.  Needs pfcwd.ko loaded (-ENOENT otherwise;
  *			found with symbol_get(), so pfcsim does not depend on
  *			it); holds a reference on pfcwd.ko while on.
+ *   PFC storm prevention (mlx5's): "ethtool --set-tunable NAME
+ *			pfc-prevention-tout MS" (ETHTOOL_PFC_PREVENTION_TOUT:
+ *			0 off, the default; 80..8000 ms; auto = 100 ms).  When
+ *			on, a priority of tx_storm that has been sending pause
+ *			for 85 % of MS (at least 80 ms) counts a warning event,
+ *			and after MS the NIC stops sending pause for it (its
+ *			requests stop) and counts an error event, until
+ *			tx_storm is written again; ethtool -S then also shows
+ *			the port-wide tx_pause_storm_warning_events and
+ *			tx_pause_storm_error_events (after the per-priority
+ *			statistics).  rx_slow is not a stall and is never
+ *			stopped.
  *   changed_ns		read: when rx_storm, tx_storm and rx_slow last
  *			changed (CLOCK_MONOTONIC ns), to time pfcwd exactly.
  *   inject_rx		write "PRIO COUNT": receive COUNT (1..1000000)
@@ -145,8 +157,12 @@
  *    (debugfs handlers take RTNL, then port->lock), so that get_sset_count,
  *    get_strings and get_ethtool_stats, all called under RTNL, agree on
  *    the layout; the other knob writes take RTNL too, for simplicity.
- *  - port->publish_work and port->bounce_work (delayed works, system_wq)
- *    re-arm themselves, under port->lock, only while !port->dead.  Port
+ *  - port->publish_work, port->bounce_work and port->prevent_work (delayed
+ *    works, system_wq) re-arm themselves, under port->lock, only while
+ *    !port->dead.  The prevention state (prevent_ms, generating, gen_since,
+ *    warned, prevented, storm_warnings, storm_errors) is under port->lock;
+ *    prevent_ms, which decides whether the two port-wide statistics exist,
+ *    is written with RTNL held too (set_tunable runs under RTNL).  Port
  *    deletion sets port->dead under port->lock after removing the debugfs
  *    directory, then cancels both works synchronously (no lock held; the
  *    works take only port->lock) before unregistering, and so freeing,
@@ -384,6 +400,13 @@ struct pfcsim_port {
 	struct pfcsim_snap pub;		/* the copy reported, if any */
 	unsigned long pub_next;		/* jiffies: next copy is due */
 	ktime_t bounce_until;		/* carrier down until then */
+	/* The NIC's PFC storm prevention (ETHTOOL_PFC_PREVENTION_TOUT). */
+	u16 prevent_ms;			/* 0: off */
+	u8 generating;			/* tx_storm pause being sent */
+	u8 warned;			/* ...that counted a warning */
+	u8 prevented;			/* tx_storm whose pause the NIC stopped */
+	ktime_t gen_since[PFCSIM_NUM_PRIO];
+	u64 storm_warnings, storm_errors;
 	bool dead;			/* works no longer re-armed */
 
 	/* debugfs private data of the knob and call counter files */
@@ -394,6 +417,7 @@ struct pfcsim_port {
 
 	struct delayed_work publish_work;	/* stats_period_ms copies */
 	struct delayed_work bounce_work;	/* carrier back on */
+	struct delayed_work prevent_work;	/* storm prevention timeouts */
 
 	struct mutex inject_lock;	/* one inject_rx at a time */
 
@@ -641,6 +665,84 @@ static void pfcsim_apply_queues(struct pfcsim_port *port)
 	port->paused = want;
 }
 
+static void pfcsim_reconfigure(struct pfcsim_port *port);
+
+/* The warning watermark of a prevention timeout: 85 %, at least 80 ms. */
+static u32 pfcsim_prevent_warn_ms(u32 ms)
+{
+	return max(ms * 85 / 100, 80U);
+}
+
+/*
+ * Follows which priorities send pause because their receive path is
+ * stalled (tx_storm), and arms the prevention work for the next warning or
+ * timeout.  port->lock held.
+ */
+static void pfcsim_prevent_arm(struct pfcsim_port *port, ktime_t now)
+{
+	u8 gen = port->tx_storm & port->pfc_en & ~port->prevented;
+	s64 next = S64_MAX, due;
+	int p;
+
+	lockdep_assert_held(&port->lock);
+	for (p = 0; p < PFCSIM_NUM_PRIO; p++)
+		if ((gen & ~port->generating) & BIT(p))
+			port->gen_since[p] = now;
+	port->warned &= gen;
+	port->generating = gen;
+	if (!port->prevent_ms || !gen || port->dead)
+		return;
+	for (p = 0; p < PFCSIM_NUM_PRIO; p++) {
+		if (!(gen & BIT(p)))
+			continue;
+		due = ktime_to_ns(port->gen_since[p]) + NSEC_PER_MSEC *
+		      ((port->warned & BIT(p)) ? port->prevent_ms :
+		       pfcsim_prevent_warn_ms(port->prevent_ms));
+		next = min(next, due);
+	}
+	due = max_t(s64, next - ktime_to_ns(now), 0);
+	mod_delayed_work(system_wq, &port->prevent_work,
+			 usecs_to_jiffies(div_u64(due, NSEC_PER_USEC)) + 1);
+}
+
+/* Warnings and timeouts that are due.  Process context. */
+static void pfcsim_prevent_work(struct work_struct *work)
+{
+	struct pfcsim_port *port = container_of(to_delayed_work(work),
+						struct pfcsim_port,
+						prevent_work);
+	u8 stop = 0;
+	ktime_t now;
+	int p;
+
+	spin_lock_bh(&port->lock);
+	now = ktime_get();
+	for (p = 0; p < PFCSIM_NUM_PRIO && port->prevent_ms; p++) {
+		s64 ms;
+
+		if (!(port->generating & BIT(p)))
+			continue;
+		ms = ktime_ms_delta(now, port->gen_since[p]);
+		if (ms >= pfcsim_prevent_warn_ms(port->prevent_ms) &&
+		    !(port->warned & BIT(p))) {
+			port->warned |= BIT(p);
+			port->storm_warnings++;
+		}
+		if (ms >= port->prevent_ms) {
+			stop |= BIT(p);
+			port->storm_errors++;
+		}
+	}
+	if (stop) {
+		pfcsim_fold(port, now);
+		port->prevented |= stop;
+		pfcsim_reconfigure(port);
+	} else {
+		pfcsim_prevent_arm(port, now);
+	}
+	spin_unlock_bh(&port->lock);
+}
+
 /*
  * Recomputes which counters rise and which queues are paused after an
  * input changed; pfcsim_fold(port, now) must have run before the change.
@@ -653,9 +755,11 @@ static void pfcsim_reconfigure(struct pfcsim_port *port)
 	if (!port->count_when_disabled)
 		ind &= port->pfc_en;
 	port->ind_rising = ind;
-	port->req_rising = (port->tx_storm | port->rx_slow) & port->pfc_en;
+	port->req_rising = ((port->tx_storm & ~port->prevented) |
+			    port->rx_slow) & port->pfc_en;
 	port->dur_rising = port->rx_storm & port->pfc_en;
 	pfcsim_apply_queues(port);
+	pfcsim_prevent_arm(port, ktime_get());
 }
 
 /* --- data path ------------------------------------------------------------ */
@@ -978,13 +1082,28 @@ static int pfcsim_get_link_ksettings(struct net_device *dev,
 	return 0;
 }
 
+/* The port-wide statistics of the storm prevention, while it is on. */
+static const char * const pfcsim_prevent_stats[] = {
+	"tx_pause_storm_warning_events",
+	"tx_pause_storm_error_events",
+};
+
+/* How many port-wide statistics follow the per-priority ones.  RTNL. */
+static int pfcsim_port_stats(struct pfcsim_port *port)
+{
+	ASSERT_RTNL();
+	return port->prevent_ms ? ARRAY_SIZE(pfcsim_prevent_stats) : 0;
+}
+
 static int pfcsim_get_sset_count(struct net_device *dev, int sset)
 {
 	int ids[PFCSIM_STATS_PER_PRIO_MAX];
+	struct pfcsim_port *port = netdev_priv(dev);
 
 	if (sset != ETH_SS_STATS)
 		return -EOPNOTSUPP;
-	return PFCSIM_NUM_PRIO * pfcsim_stat_ids(netdev_priv(dev), ids);
+	return PFCSIM_NUM_PRIO * pfcsim_stat_ids(port, ids) +
+	       pfcsim_port_stats(port);
 }
 
 static void pfcsim_get_strings(struct net_device *dev, u32 sset, u8 *data)
@@ -998,6 +1117,10 @@ static void pfcsim_get_strings(struct net_device *dev, u32 sset, u8 *data)
 	for (p = 0; p < PFCSIM_NUM_PRIO; p++)
 		for (i = 0; i < n; i++)
 			ethtool_sprintf(&data, pfcsim_stat_fmt[ids[i]], p);
+	for (i = 0; i < pfcsim_port_stats(netdev_priv(dev)); i++) {
+		strscpy_pad(data, pfcsim_prevent_stats[i], ETH_GSTRING_LEN);
+		data += ETH_GSTRING_LEN;
+	}
 }
 
 /* With stats_refresh_on_read, takes a fresh copy of the pause counters. */
@@ -1005,7 +1128,7 @@ static void pfcsim_get_ethtool_stats(struct net_device *dev,
 				     struct ethtool_stats *stats, u64 *data)
 {
 	struct pfcsim_port *port = netdev_priv(dev);
-	u64 rx[PFCSIM_NUM_PRIO], tx, bytes, dropped;
+	u64 rx[PFCSIM_NUM_PRIO], tx, bytes, dropped, warnings, errors;
 	int ids[PFCSIM_STATS_PER_PRIO_MAX];
 	struct pfcsim_snap snap;
 	ktime_t now;
@@ -1018,6 +1141,8 @@ static void pfcsim_get_ethtool_stats(struct net_device *dev,
 	if (port->knob[PFCSIM_K_REFRESH_ON_READ])
 		pfcsim_publish(port, now);
 	pfcsim_read_counters(port, now, &snap);
+	warnings = port->storm_warnings;
+	errors = port->storm_errors;
 	spin_unlock_bh(&port->lock);
 	pfcsim_read_rx(&port->rx, rx, &bytes, &dropped);
 	for (p = 0; p < PFCSIM_NUM_PRIO; p++) {
@@ -1042,6 +1167,43 @@ static void pfcsim_get_ethtool_stats(struct net_device *dev,
 			}
 		}
 	}
+	if (pfcsim_port_stats(port)) {
+		*data++ = warnings;
+		*data++ = errors;
+	}
+}
+
+static int pfcsim_get_tunable(struct net_device *dev,
+			      const struct ethtool_tunable *tuna, void *data)
+{
+	struct pfcsim_port *port = netdev_priv(dev);
+
+	if (tuna->id != ETHTOOL_PFC_PREVENTION_TOUT)
+		return -EOPNOTSUPP;
+	*(u16 *)data = READ_ONCE(port->prevent_ms);
+	return 0;
+}
+
+/* 0 (off), 80..8000 ms or PFC_STORM_PREVENTION_AUTO (100 ms), as mlx5. */
+static int pfcsim_set_tunable(struct net_device *dev,
+			      const struct ethtool_tunable *tuna,
+			      const void *data)
+{
+	struct pfcsim_port *port = netdev_priv(dev);
+	u16 ms = *(const u16 *)data;
+
+	ASSERT_RTNL();
+	if (tuna->id != ETHTOOL_PFC_PREVENTION_TOUT)
+		return -EOPNOTSUPP;
+	if (ms == PFC_STORM_PREVENTION_AUTO)
+		ms = 100;
+	else if (ms && (ms < 80 || ms > 8000))
+		return -EINVAL;
+	spin_lock_bh(&port->lock);
+	WRITE_ONCE(port->prevent_ms, ms);
+	pfcsim_prevent_arm(port, ktime_get());
+	spin_unlock_bh(&port->lock);
+	return 0;
 }
 
 static const struct ethtool_ops pfcsim_ethtool_ops = {
@@ -1051,6 +1213,8 @@ static const struct ethtool_ops pfcsim_ethtool_ops = {
 	.get_sset_count		= pfcsim_get_sset_count,
 	.get_strings		= pfcsim_get_strings,
 	.get_ethtool_stats	= pfcsim_get_ethtool_stats,
+	.get_tunable		= pfcsim_get_tunable,
+	.set_tunable		= pfcsim_set_tunable,
 };
 
 /* --- dcbnl (RTNL held, process context) ------------------------------------ */
@@ -1268,6 +1432,11 @@ static ssize_t pfcsim_list_write(struct file *file, const char __user *ubuf,
 	/* tx_storm is also read, without the lock, by inject_rx. */
 	WRITE_ONCE(*pfcsim_list_mask(port, which), mask);
 	port->changed[which] = now;
+	/* A new tx_storm is a new stall: the NIC's prevention starts over. */
+	if (which == PFCSIM_TX_STORM) {
+		port->prevented = 0;
+		port->generating = 0;
+	}
 	pfcsim_reconfigure(port);
 	spin_unlock_bh(&port->lock);
 	return count;
@@ -1762,6 +1931,7 @@ static void pfcsim_port_init(struct pfcsim_port *port, struct net_device *dev)
 	port->push_timer.function = pfcsim_push_tick;
 	INIT_DELAYED_WORK(&port->publish_work, pfcsim_publish_work);
 	INIT_DELAYED_WORK(&port->bounce_work, pfcsim_bounce_work);
+	INIT_DELAYED_WORK(&port->prevent_work, pfcsim_prevent_work);
 	port->profile = PFCSIM_PROFILE_IDEAL;
 	port->pfc_en = PFCSIM_PFC_EN_DEFAULT;
 	port->pause_rate = PFCSIM_RATE_DEFAULT;
@@ -1837,6 +2007,7 @@ static void pfcsim_port_del(struct pfcsim_port *port)
 	spin_unlock_bh(&port->lock);
 	cancel_delayed_work_sync(&port->publish_work);
 	cancel_delayed_work_sync(&port->bounce_work);
+	cancel_delayed_work_sync(&port->prevent_work);
 	unregister_netdev(port->dev);	/* frees port */
 }
 

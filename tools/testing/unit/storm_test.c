@@ -11,7 +11,7 @@
 #include "../../../pfcwd/storm.h"
 #include "tap.h"
 
-#define N_TESTS		(272 + 36 + 4)
+#define N_TESTS		(272 + 36 + 4 + 6)
 
 #define US(n)		((u64)(n) * 1000ULL)
 #define MS(n)		((u64)(n) * PFCWD_NSEC_PER_MSEC)
@@ -1212,6 +1212,62 @@ static void test_tx_storm(u64 t0, u64 t1)
 	       tag);
 }
 
+/*
+ * The NIC's own prevention stopped the pause at 100 ms, before T0: the
+ * generated storm is latched on its word, once; pfcwd's own timing of the
+ * pause, which stopped, never fires.
+ */
+static void test_nic_storm(void)
+{
+	struct pfcwd_storm_config cfg = cfg_base;
+	u64 ts = BASE + TICK, at;
+	unsigned int ev;
+	struct sim x;
+
+	sim_init(&x, &cfg, PFCWD_SAMPLE_RX);
+	x.txpause = 3;
+	sim_run(&x, ts + MS(100), false);
+	x.txpause = 0;
+	sim_for(&x, MS(400));
+	tap_ok(!x.nev && x.sm.state == PFCWD_OPERATIONAL,
+	       "nic storm: pause stopped by the NIC before T0: nothing of ours");
+	x.s.nic_storm = true;
+	at = x.s.now + TICK;
+	ev = sim_step(&x, at);
+	x.s.nic_storm = false;
+	tap_ok(ev == EV_TX_LATCH &&
+	       in_state(&x, PFCWD_LATCHED, PFCWD_LATCH_NIC_STORM) &&
+	       x.sm.stats.tx_storms == 1 && x.sm.stormed_at == at,
+	       "nic storm: the NIC's word latches it (nic-storm), tx_storms 1");
+	sim_clear(&x);
+	x.txpause = 3;
+	sim_for(&x, SEC(1));
+	x.s.nic_storm = true;
+	ev = sim_step(&x, x.s.now + TICK);
+	x.s.nic_storm = false;
+	tap_ok(!x.nev && !ev && x.sm.stats.tx_storms == 1,
+	       "nic storm: latched: neither its own detection nor another word");
+	tap_ok(pfcwd_storm_restore(&x.sm, x.s.now) &&
+	       in_state(&x, PFCWD_OPERATIONAL, PFCWD_LATCH_NONE),
+	       "nic storm: restored by hand");
+
+	/* The NIC's word needs no counter deltas: heard on a priming sample. */
+	sim_setup(&x, &cfg, PFCWD_SAMPLE_RX);
+	x.s.nic_storm = true;
+	tap_ok(sim_prime(&x) == EV_TX_LATCH &&
+	       in_state(&x, PFCWD_LATCHED, PFCWD_LATCH_NIC_STORM),
+	       "nic storm: heard on a priming sample too");
+
+	/* Stale counters (published copies) do not hide the NIC's word. */
+	sim_init(&x, &cfg, PFCWD_SAMPLE_RX);
+	x.s.valid |= PFCWD_SAMPLE_STALE;
+	x.s.nic_storm = true;
+	ev = sim_step(&x, x.s.now + TICK);
+	tap_ok(ev == EV_TX_LATCH &&
+	       in_state(&x, PFCWD_LATCHED, PFCWD_LATCH_NIC_STORM),
+	       "nic storm: reported on a stale sample too");
+}
+
 /* Generated pause at @per2ms frames every 2 ms for @d. */
 static void sim_slow(struct sim *x, u64 d, u64 per2ms)
 {
@@ -1591,7 +1647,8 @@ static void test_names(void)
 	tap_ok(!strcmp(pfcwd_latch_name(PFCWD_LATCH_NONE), "none") &&
 	       !strcmp(pfcwd_latch_name(PFCWD_LATCH_LIMIT), "storm-limit") &&
 	       !strcmp(pfcwd_latch_name(PFCWD_LATCH_BLIND), "blind-counters") &&
-	       !strcmp(pfcwd_latch_name(PFCWD_LATCH_TX_STORM), "tx-storm"),
+	       !strcmp(pfcwd_latch_name(PFCWD_LATCH_TX_STORM), "tx-storm") &&
+	       !strcmp(pfcwd_latch_name(PFCWD_LATCH_NIC_STORM), "nic-storm"),
 	       "latch names");
 	tap_ok(!strcmp(pfcwd_latch_name((enum pfcwd_latch)9), "unknown"),
 	       "unknown latch name");
@@ -1872,6 +1929,7 @@ int main(void)
 	test_deadline_busy();
 	test_forget_clear();
 	test_names();
+	test_nic_storm();
 	for (i = 0; i < ARRAY_SIZE(times); i++) {
 		snprintf(tag, sizeof(tag), "T0 %llu T1 %llu ms",
 			 ms(times[i][0]), ms(times[i][1]));
