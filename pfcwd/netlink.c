@@ -228,11 +228,11 @@ static int pfcwd_nl_fill_nic(struct sk_buff *skb,
 	if (!pfcwd_nic_prevention_ms(port, &ms) &&
 	    nla_put_u32(skb, PFCWD_A_PORT_NIC_PREVENTION_MS, ms))
 		return -EMSGSIZE;
-	if (READ_ONCE(nic->warn_idx) >= 0 &&
+	if (pfcwd_ectr_has(port, PFCWD_ECTR_NIC_WARN) &&
 	    nla_put_u64_64bit(skb, PFCWD_A_PORT_NIC_STORM_WARNINGS,
 			      READ_ONCE(nic->warnings), PFCWD_A_PORT_PAD))
 		return -EMSGSIZE;
-	if (READ_ONCE(nic->err_idx) >= 0 &&
+	if (pfcwd_ectr_has(port, PFCWD_ECTR_NIC_ERR) &&
 	    nla_put_u64_64bit(skb, PFCWD_A_PORT_NIC_STORM_ERRORS,
 			      READ_ONCE(nic->errors), PFCWD_A_PORT_PAD))
 		return -EMSGSIZE;

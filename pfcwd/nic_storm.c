@@ -10,8 +10,8 @@
  * tx_pause_storm_warning_events and tx_pause_storm_error_events.  A NIC
  * that acts before pfcwd's T0 ends the pause pfcwd's own generated-storm
  * detection was timing, so without these counters such a storm is seen by
- * nobody on the host.  pfcwd reads them (by name; the statistics' layout
- * may change with pfc_en on mlx5) at most every PFCWD_NIC_READ_NS, and an
+ * nobody on the host.  pfcwd reads them (by name, ethtool_ctr.c) at most
+ * every PFCWD_NIC_READ_NS, and an
  * error event becomes a generated storm, latched with reason nic-storm, on
  * the watched priorities whose sent-pause counter rose since the previous
  * read (those the NIC was pausing); a warning is counted and logged.
@@ -19,9 +19,6 @@
  * port is read again PFCWD_NIC_READ_NS later even if it went quiet (the
  * NIC stopping the pause makes it quiet): a storm the NIC stops is
  * reported within its timeout + 2 * PFCWD_NIC_READ_NS + a poll.
- * Drivers without the counters are looked up again every
- * PFCWD_NIC_LOOKUP_NS, as statistics may appear later (pfcsim lists them
- * once the timeout is set).
  *
  * Context: process, RTNL held; the fields in port->nic belong to the
  * poller (counters read with READ_ONCE for display).
@@ -31,65 +28,11 @@
 #include <linux/ethtool.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
-#include <linux/slab.h>
 
 #include "pfcwd.h"
 #include "prio_list.h"
 
 #define PFCWD_NIC_READ_NS	(100 * NSEC_PER_MSEC)
-#define PFCWD_NIC_LOOKUP_NS	NSEC_PER_SEC
-
-static const char pfcwd_nic_warn_name[] = "tx_pause_storm_warning_events";
-static const char pfcwd_nic_err_name[] = "tx_pause_storm_error_events";
-
-/* Finds the two statistics among the driver's @n; allocates. */
-static void pfcwd_nic_lookup(struct pfcwd_port *port, int n)
-{
-	const struct ethtool_ops *ops = port->dev->ethtool_ops;
-	struct pfcwd_nic *nic = &port->nic;
-	u8 *names;
-	int i;
-
-	nic->warn_idx = -1;
-	nic->err_idx = -1;
-	nic->n_stats = n;
-	names = kvcalloc(n, ETH_GSTRING_LEN, GFP_KERNEL);
-	if (!names)
-		return;
-	ops->get_strings(port->dev, ETH_SS_STATS, names);
-	for (i = 0; i < n; i++) {
-		const char *name = names + i * ETH_GSTRING_LEN;
-
-		if (!strncmp(name, pfcwd_nic_warn_name, ETH_GSTRING_LEN))
-			nic->warn_idx = i;
-		else if (!strncmp(name, pfcwd_nic_err_name, ETH_GSTRING_LEN))
-			nic->err_idx = i;
-	}
-	kvfree(names);
-}
-
-/* The driver's statistics, fresh; NULL if they cannot be read. */
-static const u64 *pfcwd_nic_stats(struct pfcwd_port *port, int n,
-				  bool forced)
-{
-	const struct ethtool_ops *ops = port->dev->ethtool_ops;
-	struct ethtool_stats *st = port->refresh_stats;
-
-	/* A forced refresh of this poll read them all already. */
-	if (forced && st && st->n_stats == n)
-		return st->data;
-	if (!st || st->n_stats != n) {
-		kvfree(st);
-		port->refresh_stats = NULL;
-		st = kvzalloc(struct_size(st, data, n), GFP_KERNEL);
-		if (!st)
-			return NULL;
-		st->n_stats = n;
-		port->refresh_stats = st;
-	}
-	ops->get_ethtool_stats(port->dev, st, st->data);
-	return st->data;
-}
 
 /* How far a counter moved; a counter that went back re-primes. */
 static u64 pfcwd_nic_delta(u64 *base, u64 cur, bool primed)
@@ -110,44 +53,31 @@ static u64 pfcwd_nic_delta(u64 *base, u64 cur, bool primed)
  */
 bool pfcwd_nic_storm_read(struct pfcwd_port *port, struct pfcwd_counters *c)
 {
-	const struct ethtool_ops *ops = port->dev->ethtool_ops;
+	const int *idx = port->ectr.idx;
 	struct pfcwd_nic *nic = &port->nic;
 	char list[PFCWD_PRIO_LIST_LEN];
 	u64 d_warn, d_err;
 	const u64 *data;
 	u8 rose = 0;
-	int n, p;
+	int p;
 
 	ASSERT_RTNL();
-	if (!port->has_dcb || !port->counters || !ops ||
-	    !ops->get_sset_count || !ops->get_strings ||
-	    !ops->get_ethtool_stats)
+	if (!port->has_dcb || !port->counters)
 		return false;
 	if (nic->read_at && c->now - nic->read_at < PFCWD_NIC_READ_NS)
 		return false;
-	if (nic->warn_idx < 0 && nic->err_idx < 0 && nic->looked_at &&
-	    c->now - nic->looked_at < PFCWD_NIC_LOOKUP_NS)
-		return false;
 	nic->read_at = c->now;
-	n = ops->get_sset_count(port->dev, ETH_SS_STATS);
-	if (n <= 0 || n > PFCWD_ETHTOOL_STATS_MAX)
-		return false;
-	if (n != nic->n_stats || (nic->warn_idx < 0 && nic->err_idx < 0)) {
-		nic->looked_at = c->now;
-		pfcwd_nic_lookup(port, n);
-	}
-	if (nic->warn_idx < 0 && nic->err_idx < 0)
-		return false;
-	data = pfcwd_nic_stats(port, n, c->forced);
-	if (!data)
+	data = pfcwd_ectr_fetch(port, c->now, c->forced, PFCWD_ECTR_NIC_MASK);
+	if (!data || (idx[PFCWD_ECTR_NIC_WARN] < 0 &&
+		      idx[PFCWD_ECTR_NIC_ERR] < 0))
 		return false;
 
-	d_warn = nic->warn_idx < 0 ? 0 :
-		 pfcwd_nic_delta(&nic->warn_base, data[nic->warn_idx],
-				 nic->primed);
-	d_err = nic->err_idx < 0 ? 0 :
-		pfcwd_nic_delta(&nic->err_base, data[nic->err_idx],
-				nic->primed);
+	d_warn = idx[PFCWD_ECTR_NIC_WARN] < 0 ? 0 :
+		 pfcwd_nic_delta(&nic->warn_base,
+				 data[idx[PFCWD_ECTR_NIC_WARN]], nic->primed);
+	d_err = idx[PFCWD_ECTR_NIC_ERR] < 0 ? 0 :
+		pfcwd_nic_delta(&nic->err_base,
+				data[idx[PFCWD_ECTR_NIC_ERR]], nic->primed);
 	for (p = 0; p < PFCWD_NUM_PRIO; p++) {
 		if (nic->primed && c->requests[p] != nic->req[p] &&
 		    (port->cfg.prios & BIT(p)))
@@ -186,7 +116,8 @@ u64 pfcwd_nic_storm_due(const struct pfcwd_port *port)
 {
 	const struct pfcwd_nic *nic = &port->nic;
 
-	if (!nic->rising || (nic->warn_idx < 0 && nic->err_idx < 0))
+	if (!nic->rising || (port->ectr.idx[PFCWD_ECTR_NIC_WARN] < 0 &&
+			     port->ectr.idx[PFCWD_ECTR_NIC_ERR] < 0))
 		return U64_MAX;
 	return nic->read_at + PFCWD_NIC_READ_NS;
 }

@@ -187,15 +187,28 @@ struct pfcwd_profile {
 	bool setpfc_disruptive;		/* setpfc bounces or quiesces the port */
 };
 
+/* Driver statistics read by name (ethtool_ctr.c). */
+enum {
+	PFCWD_ECTR_NIC_WARN,		/* tx_pause_storm_warning_events */
+	PFCWD_ECTR_NIC_ERR,		/* tx_pause_storm_error_events */
+	PFCWD_ECTR_DUR0,		/* rx_prio0_pause_duration (us), ... */
+	PFCWD_ECTR_NUM = PFCWD_ECTR_DUR0 + PFCWD_NUM_PRIO,
+};
+
+struct pfcwd_ectrs {
+	int n_stats;			/* statistics count looked up for */
+	int idx[PFCWD_ECTR_NUM];	/* where each is; -1: absent */
+	u32 found;			/* BIT(id) of those found */
+	u64 looked_at;			/* ns */
+};
+
 /* The NIC's own storm prevention counters (nic_storm.c); the poller's. */
 struct pfcwd_nic {
-	int n_stats;			/* statistics count the lookup was for */
-	int warn_idx, err_idx;		/* their indices, -1: none */
 	bool primed;
 	u8 rising;			/* watched prios whose requests rose */
 	u64 warn_base, err_base;	/* values last read */
 	u64 req[PFCWD_NUM_PRIO];	/* requests at the last read */
-	u64 read_at, looked_at;		/* ns */
+	u64 read_at;			/* ns */
 	u64 warnings, errors;		/* events seen; READ_ONCE elsewhere */
 };
 
@@ -257,6 +270,7 @@ struct pfcwd_port {
 	u64 rate_start, rate_reads;	/* the window being measured */
 	u32 unchanged_reads;		/* reads since last_change */
 	struct ethtool_stats *refresh_stats;	/* forced refreshes; RTNL */
+	struct pfcwd_ectrs ectr;
 	struct pfcwd_nic nic;
 
 	/* Poller only. */
@@ -265,6 +279,7 @@ struct pfcwd_port {
 	u64 poll_due;			/* when this poll was due */
 	u64 raw_ind[PFCWD_NUM_PRIO];	/* last counters read, to spot change */
 	u64 raw_req[PFCWD_NUM_PRIO];
+	u64 raw_dur[PFCWD_NUM_PRIO];	/* pause durations last read, ns */
 
 	struct pfcwd_swpfc swpfc;	/* software PFC, see swpfc.c */
 };
@@ -318,6 +333,8 @@ struct pfcwd_counters {
 	bool pfc_valid;
 	bool stale;		/* not republished since the last read */
 	bool forced;		/* refresh_stats was read by this poll */
+	u8 dur_valid;		/* priorities with a pause duration */
+	u64 paused_ns[PFCWD_NUM_PRIO];	/* their pause durations */
 	u8 nic_storm;		/* the NIC's prevention stopped these */
 };
 
@@ -335,6 +352,14 @@ u64 pfcwd_source_fine_ns(const struct pfcwd_port *port);
 void pfcwd_source_refresh(const struct pfcwd_port *port, u64 *period,
 			  u64 *window);
 void pfcwd_source_free(struct pfcwd_port *port);
+
+/* ethtool_ctr.c */
+void pfcwd_ectr_init(struct pfcwd_port *port);
+const u64 *pfcwd_ectr_fetch(struct pfcwd_port *port, u64 now, bool forced,
+			    u32 want);
+#define PFCWD_ECTR_NIC_MASK	(BIT(PFCWD_ECTR_NIC_WARN) | BIT(PFCWD_ECTR_NIC_ERR))
+#define PFCWD_ECTR_DUR_MASK	GENMASK(PFCWD_ECTR_NUM - 1, PFCWD_ECTR_DUR0)
+bool pfcwd_ectr_has(const struct pfcwd_port *port, int id);
 
 /* nic_storm.c */
 bool pfcwd_nic_storm_read(struct pfcwd_port *port, struct pfcwd_counters *c);

@@ -131,8 +131,7 @@ static struct pfcwd_port *pfcwd_port_create(struct net_device *dev)
 	if (!port)
 		return NULL;
 	refcount_set(&port->refcnt, 1);
-	port->nic.warn_idx = -1;
-	port->nic.err_idx = -1;
+	pfcwd_ectr_init(port);
 	mutex_init(&port->lock);
 	port->dev = dev;
 	strscpy(port->name, dev->name, sizeof(port->name));

@@ -237,6 +237,29 @@ static void pfcwd_source_learn(struct pfcwd_port *port, u64 now, u64 jump)
 }
 
 /*
+ * Pause durations (mlx5's rx_prioP_pause_duration, in us), where the
+ * forced refresh read them anyway: reading the statistics for them alone
+ * would double what a read costs.
+ */
+static void pfcwd_source_durations(struct pfcwd_port *port,
+				   struct pfcwd_counters *c)
+{
+	const u64 *data;
+	int p, i;
+
+	data = pfcwd_ectr_fetch(port, c->now, true, PFCWD_ECTR_DUR_MASK);
+	if (!data)
+		return;
+	for (p = 0; p < PFCWD_NUM_PRIO; p++) {
+		i = port->ectr.idx[PFCWD_ECTR_DUR0 + p];
+		if (i < 0)
+			continue;
+		c->paused_ns[p] = data[i] * NSEC_PER_USEC;
+		c->dur_valid |= BIT(p);
+	}
+}
+
+/*
  * Reads the device's PFC counters; RTNL held.  Returns whether any of them
  * moved since the last read (always true for a device without them).
  */
@@ -268,6 +291,8 @@ bool pfcwd_source_read_pfc(struct pfcwd_port *port, struct pfcwd_counters *c)
 	c->pfc_valid = true;
 	if (!port->counters)
 		return true;
+	if (forced)
+		pfcwd_source_durations(port, c);
 	memcpy(c->indications, port->swapped ? pfc.requests :
 	       pfc.indications, sizeof(c->indications));
 	memcpy(c->requests, port->swapped ? pfc.indications :
@@ -275,6 +300,12 @@ bool pfcwd_source_read_pfc(struct pfcwd_port *port, struct pfcwd_counters *c)
 
 	moved = memcmp(c->indications, port->raw_ind, sizeof(port->raw_ind)) ||
 		memcmp(c->requests, port->raw_req, sizeof(port->raw_req));
+	/* Pause time without frames (sparse XOFF, long quanta) is news too. */
+	if (c->dur_valid &&
+	    memcmp(c->paused_ns, port->raw_dur, sizeof(port->raw_dur))) {
+		moved = true;
+		memcpy(port->raw_dur, c->paused_ns, sizeof(port->raw_dur));
+	}
 	if (moved) {
 		for (p = 0; p < PFCWD_NUM_PRIO; p++)
 			jump = max(jump, pfcwd_counter_delta(port->raw_ind[p],
@@ -359,6 +390,10 @@ void pfcwd_source_sample(struct pfcwd_port *port, int prio,
 		pfcwd_swpfc_sample(port, prio, s);
 	} else {
 		s->rx_pause = c->indications[prio];
+		if (c->dur_valid & BIT(prio)) {
+			s->paused_ns = c->paused_ns[prio];
+			s->valid |= PFCWD_SAMPLE_DURATION;
+		}
 	}
 }
 

@@ -183,6 +183,41 @@ static unsigned int pfcwd_storm_rx_exact(struct pfcwd_storm *sm,
 	return 0;
 }
 
+/* Slack of a pause time that covers an interval of @span: 1/16 + 10 us. */
+static u64 pfcwd_storm_dur_slack(u64 span)
+{
+	return (span >> 4) + 10000;
+}
+
+/*
+ * Received pause from a pause-duration counter (storm.h): @d ns paused in
+ * the interval since the previous sample.
+ */
+static unsigned int pfcwd_storm_rx_duration(struct pfcwd_storm *sm,
+					    const struct pfcwd_storm_config *cfg,
+					    u64 now, u64 d, u64 span)
+{
+	u64 start;
+
+	if (!d) {
+		sm->pause_start = 0;
+		sm->pause_last = 0;
+		return 0;
+	}
+	if (!sm->pause_start || d + pfcwd_storm_dur_slack(span) < span) {
+		/* Began in the interval, or a gap in it: its tail at most. */
+		start = now - (d < span ? d : span);
+		if (start < sm->pause_floor)
+			start = sm->pause_floor;
+		sm->pause_start = start;
+		sm->pause_frames = 0;
+	}
+	sm->pause_last = now;
+	if (now - sm->pause_start >= cfg->detect_ns)
+		return pfcwd_storm_enter(sm, cfg, now, PFCWD_LATCH_NONE);
+	return 0;
+}
+
 /*
  * Received pause: episode tracking and detection, in OPERATIONAL.  An
  * episode continues while each interval's XOFF frames join the previous
@@ -192,7 +227,8 @@ static unsigned int pfcwd_storm_rx_exact(struct pfcwd_storm *sm,
 static unsigned int pfcwd_storm_rx(struct pfcwd_storm *sm,
 				   const struct pfcwd_storm_config *cfg,
 				   const struct pfcwd_sample *s, u64 n,
-				   u64 first, u64 last, bool tx_moved)
+				   u64 first, u64 last, bool tx_moved,
+				   u64 d_paused)
 {
 	u64 now = s->now;
 
@@ -204,6 +240,9 @@ static unsigned int pfcwd_storm_rx(struct pfcwd_storm *sm,
 	}
 	if (s->valid & PFCWD_SAMPLE_PAUSE)
 		return pfcwd_storm_rx_exact(sm, cfg, s, n, last);
+	if (s->valid & PFCWD_SAMPLE_DURATION)
+		return pfcwd_storm_rx_duration(sm, cfg, now, d_paused,
+					       now - sm->prev_now);
 
 	if (n) {
 		/* Where the interval's frames may begin: exact, or its start. */
@@ -315,17 +354,21 @@ static u64 pfcwd_storm_pub_end(struct pfcwd_storm *sm, u64 n, u64 from, u64 to)
 static unsigned int pfcwd_storm_mitigating(struct pfcwd_storm *sm,
 					   const struct pfcwd_storm_config *cfg,
 					   const struct pfcwd_sample *s,
-					   u64 n, u64 last)
+					   u64 n, u64 last, u64 d_paused)
 {
 	u64 now = s->now;
-	bool xoff = n > 0;
+	bool xoff = n > 0 || d_paused > 0;
 
 	/*
 	 * The first sample after detection spans the moment the action took
 	 * effect: frames it saw may predate it.  Later ones may not.
 	 */
 	if (xoff) {
-		if (cfg->refresh_ns) {
+		if (d_paused) {
+			/* Paused in the interval: an XOFF at the sample. */
+			last = now;
+			sm->pub_paused = cfg->refresh_ns != 0;
+		} else if (cfg->refresh_ns) {
 			/*
 			 * The frames came since the previous publication: a
 			 * late one leaves the next a shorter interval.
@@ -497,6 +540,7 @@ unsigned int pfcwd_storm_sample(struct pfcwd_storm *sm,
 				const struct pfcwd_sample *s)
 {
 	u64 d_rx_pause, d_tx_pause, d_tx_packets = 0, d_rx_packets = 0;
+	u64 d_paused = 0;
 	u8 valid = s->valid & ~PFCWD_SAMPLE_STALE;
 	u64 first, last;
 	unsigned int ev = 0;
@@ -511,6 +555,7 @@ unsigned int pfcwd_storm_sample(struct pfcwd_storm *sm,
 		sm->prev_tx_pause = s->tx_pause;
 		sm->prev_tx_packets = s->tx_packets;
 		sm->prev_rx_packets = s->rx_packets;
+		sm->prev_paused_ns = s->paused_ns;
 		/* A slow-receiver bucket must not span the unobserved time. */
 		sm->slow_bucket_start = 0;
 		/* Nor an exact pause: it counts from now at the earliest. */
@@ -533,6 +578,10 @@ unsigned int pfcwd_storm_sample(struct pfcwd_storm *sm,
 	if (s->valid & PFCWD_SAMPLE_RX)
 		d_rx_packets = pfcwd_counter_delta(sm->prev_rx_packets,
 						   s->rx_packets);
+	/* A pause time that went back was reset: nothing known of it. */
+	if ((s->valid & PFCWD_SAMPLE_DURATION) &&
+	    s->paused_ns > sm->prev_paused_ns)
+		d_paused = s->paused_ns - sm->prev_paused_ns;
 	sm->stats.rx_pause += d_rx_pause;
 	sm->stats.tx_pause += d_tx_pause;
 
@@ -545,9 +594,10 @@ unsigned int pfcwd_storm_sample(struct pfcwd_storm *sm,
 
 	if (sm->state == PFCWD_OPERATIONAL)
 		ev |= pfcwd_storm_rx(sm, cfg, s, d_rx_pause, first, last,
-				     tx_moved);
+				     tx_moved, d_paused);
 	else
-		ev |= pfcwd_storm_mitigating(sm, cfg, s, d_rx_pause, last);
+		ev |= pfcwd_storm_mitigating(sm, cfg, s, d_rx_pause, last,
+					     d_paused);
 
 	/*
 	 * The loop shows at once or not at all: a sample 2 * hold_ns after
@@ -571,6 +621,7 @@ unsigned int pfcwd_storm_sample(struct pfcwd_storm *sm,
 	sm->prev_tx_pause = s->tx_pause;
 	sm->prev_tx_packets = s->tx_packets;
 	sm->prev_rx_packets = s->rx_packets;
+	sm->prev_paused_ns = s->paused_ns;
 	return ev;
 }
 

@@ -36,6 +36,15 @@
  * primed or last restored (pause_floor): what happened before was not
  * watched, or was the storm just ended.
  *
+ * Sources with a pause-duration counter (PFCWD_SAMPLE_DURATION: mlx5's
+ * rx_prioP_pause_duration) give the time the priority was paused, in
+ * paused_ns: an interval whose pause time covers it (to 1/16 + 10 us) was
+ * paused throughout, whatever the frames say (sparse XOFF with long
+ * quanta, frames lost to a counter copy); otherwise the pause in force at
+ * the sample began at the latest its pause time before the sample, and no
+ * pause time ends the pause.  Detection once it has lasted T0; while
+ * STORMED, an interval with pause time is an XOFF at the sample.
+ *
  * Generated (NIC-side) storm: the pause frames this port sends kept rising
  * while the port received nothing, for >= T0.  Slow receiver: the rate of
  * pause frames sent stayed above cfg->slow_threshold frames/s for
@@ -113,6 +122,7 @@ enum pfcwd_latch {
 #define PFCWD_SAMPLE_RX		0x02	/* rx_packets */
 #define PFCWD_SAMPLE_PAUSE	0x04	/* pause_since: exact pause state */
 #define PFCWD_SAMPLE_STALE	0x08	/* counters not republished since */
+#define PFCWD_SAMPLE_DURATION	0x10	/* paused_ns: cumulative pause time */
 
 struct pfcwd_storm_config {
 	u64 detect_ns;		/* T0 */
@@ -145,6 +155,7 @@ struct pfcwd_sample {
 	u64 xoff_first;
 	u64 xoff_last;
 	u64 pause_since;
+	u64 paused_ns;		/* time paused, cumulative (a NIC's counter) */
 	u8 valid;		/* PFCWD_SAMPLE_* */
 	/*
 	 * The NIC's own storm prevention stopped this priority's pause since
@@ -175,6 +186,7 @@ struct pfcwd_storm {
 	u8 valid;
 	u64 prev_now;
 	u64 prev_rx_pause, prev_tx_pause, prev_tx_packets, prev_rx_packets;
+	u64 prev_paused_ns;
 
 	/* Received pause: the current episode, 0 when none, and its frames. */
 	u64 pause_start;

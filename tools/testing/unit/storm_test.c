@@ -11,7 +11,7 @@
 #include "../../../pfcwd/storm.h"
 #include "tap.h"
 
-#define N_TESTS		(272 + 36 + 4 + 6)
+#define N_TESTS		(272 + 36 + 4 + 6 + 7)
 
 #define US(n)		((u64)(n) * 1000ULL)
 #define MS(n)		((u64)(n) * PFCWD_NSEC_PER_MSEC)
@@ -65,6 +65,7 @@ struct sim {
 	u64 txpause;		/* tx_pause growth per sample */
 	u64 txp;		/* tx_packets growth per sample */
 	u64 rxp;		/* rx_packets growth per sample */
+	u64 dur;		/* paused_ns growth per sample */
 	u64 mask;		/* the counters' width */
 	unsigned int evs;	/* union of the events since sim_clear() */
 	unsigned int nev;	/* samples that returned events */
@@ -114,6 +115,7 @@ static unsigned int sim_step(struct sim *x, u64 now)
 	x->s.tx_pause = (x->s.tx_pause + x->txpause) & x->mask;
 	x->s.tx_packets = (x->s.tx_packets + x->txp) & x->mask;
 	x->s.rx_packets = (x->s.rx_packets + x->rxp) & x->mask;
+	x->s.paused_ns += x->dur;
 	ev = pfcwd_storm_sample(&x->sm, &x->cfg, &x->s);
 	if (ev) {
 		if (!x->nev) {
@@ -1268,6 +1270,72 @@ static void test_nic_storm(void)
 	       "nic storm: reported on a stale sample too");
 }
 
+/*
+ * A pause-duration counter: pause time that covers each interval is a
+ * pause, sparse frames or none; half of each interval is not; no pause
+ * time ends the storm at the last interval that had some.
+ */
+static void test_duration(void)
+{
+	struct pfcwd_storm_config cfg = cfg_base;
+	const u8 v = PFCWD_SAMPLE_RX | PFCWD_SAMPLE_DURATION;
+	u64 end;
+	struct sim x;
+
+	sim_init(&x, &cfg, v);
+	x.dur = TICK;
+	sim_until(&x, SEC(1));
+	tap_ok(x.ev_first == PFCWD_EV_DETECTED && x.ev_at == BASE + MS(200) &&
+	       !x.sm.stats.rx_pause,
+	       "duration: paused throughout, no frame: detected at T0");
+	x.dur = TICK - US(50);		/* within the 1/16 slack */
+	x.xoff = 1;
+	sim_clear(&x);
+	sim_for(&x, SEC(1));
+	tap_ok(!x.nev && x.sm.state == PFCWD_STORMED,
+	       "duration: 95 %% of each interval still paused: no restoration");
+	x.dur = 0;
+	x.xoff = 0;
+	end = x.s.now;
+	sim_clear(&x);
+	sim_until(&x, SEC(1));
+	tap_ok(x.ev_first == PFCWD_EV_RESTORED && x.ev_at == end + MS(200),
+	       "duration: no pause time: restored T1 after the last");
+
+	sim_init(&x, &cfg, v);
+	x.dur = TICK / 2;
+	sim_for(&x, SEC(2));
+	tap_ok(!x.nev && x.sm.state == PFCWD_OPERATIONAL,
+	       "duration: half of every interval paused: never a storm");
+
+	sim_init(&x, &cfg, v);
+	x.xoff = 5;
+	sim_for(&x, SEC(2));
+	tap_ok(!x.nev && x.sm.state == PFCWD_OPERATIONAL && x.sm.stats.rx_pause,
+	       "duration: frames but no pause time: not paused");
+
+	/* A gap of one interval restarts the clock. */
+	sim_init(&x, &cfg, v);
+	x.dur = TICK;
+	sim_for(&x, MS(150));
+	x.dur = 0;
+	sim_step(&x, x.s.now + TICK);
+	x.dur = TICK;
+	end = x.s.now;
+	sim_until(&x, SEC(1));
+	tap_ok(x.ev_first == PFCWD_EV_DETECTED && x.ev_at == end + MS(200),
+	       "duration: an interval without pause restarts T0");
+
+	/* A counter reset (smaller value) is not a pause. */
+	sim_init(&x, &cfg, v);
+	x.s.paused_ns = SEC(100);
+	sim_step(&x, x.s.now + TICK);
+	x.s.paused_ns = 0;
+	sim_for(&x, MS(300));
+	tap_ok(!x.nev && x.sm.state == PFCWD_OPERATIONAL,
+	       "duration: a counter going back is no pause");
+}
+
 /* Generated pause at @per2ms frames every 2 ms for @d. */
 static void sim_slow(struct sim *x, u64 d, u64 per2ms)
 {
@@ -1930,6 +1998,7 @@ int main(void)
 	test_forget_clear();
 	test_names();
 	test_nic_storm();
+	test_duration();
 	for (i = 0; i < ARRAY_SIZE(times); i++) {
 		snprintf(tag, sizeof(tag), "T0 %llu T1 %llu ms",
 			 ms(times[i][0]), ms(times[i][1]));

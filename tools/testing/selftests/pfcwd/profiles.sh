@@ -382,6 +382,51 @@ test_nic_prevention() {
 	expect_eq "$(portstat pi nic_errors)" 1 "no new NIC event"
 }
 
+# When pfcsim port $1 last changed list $2 (rx_storm...), ns.
+changed_at() {
+	awk -v k="$2" '$1 == k { print $2 }' "$PFCSIM_DFS/$1/changed_ns"
+}
+
+test_pause_duration() {
+	local start det end res
+
+	reset_all
+	# mlx5 counts pause time per priority; pc is the same NIC without
+	# that counter.  XOFF at 5 frames/s: far sparser than the hold time
+	# (65535 quanta at 100G: 0.34 ms), so frame counts see no storm.
+	profiled_port pm mlx5
+	profiled_port pc mlx5
+	sim pc pause_duration 0
+	sim pm pause_rate 5
+	sim pc pause_rate 5
+	sleep 0.3
+	sim pm rx_storm 3
+	sim pc rx_storm 3
+	start=$(changed_at pm rx_storm)
+	wait_stat pm 3 state stormed 2
+	det=$(pstat pm 3 detected_at_ns)
+	# The first read that sees pause time dates its start exactly (the
+	# counter is live at a forced read); reads are 10 ms apart while busy:
+	# detection within [T0, T0 + 10 ms + 50 ms for load].
+	det=$(((det - start) / 1000 - 200000))
+	log "# detection error with pause durations: $det us"
+	[ "$det" -ge 0 ] && [ "$det" -le 60000 ] ||
+		fail "detected ${det} us after T0, wanted 0..60000"
+	expect_eq "$(pstat pc 3 state)/$(pstat pc 3 detected)" "operational/0" \
+		"without the duration counter, sparse XOFF is no storm"
+	sleep 0.5
+	sim pm rx_storm ""
+	sim pc rx_storm ""
+	end=$(changed_at pm rx_storm)
+	wait_stat pm 3 state operational 2
+	res=$(pstat pm 3 restored_at_ns)
+	res=$(((res - end) / 1000 - 200000))
+	log "# restoration error with pause durations: $res us"
+	[ "$res" -ge 0 ] && [ "$res" -le 60000 ] ||
+		fail "restored ${res} us after T1, wanted 0..60000"
+	expect_eq "$(pstat pm 3 detected)/$(pstat pm 3 restored)" 1/1 "one storm"
+}
+
 TESTS=(
 	"test_profiles_storms	profiles: every profile's storms in bounds, bursts not detected, no bounce	150"
 	"test_published_periods	profiles: 3 s storms on counters refreshed every 1000/2000 ms (table, learnt, forced)	200"
@@ -395,6 +440,7 @@ TESTS=(
 	"test_setpfc_batched	profiles: pfc_en changes of one pass are one setpfc"
 	"test_setpfc_rate_limited	profiles: a failing setpfc is retried with a doubling gap"
 	"test_counter_reset_and_swap	profiles: counters reset mid-storm, swapped counters"
+	"test_pause_duration	profiles: pause-duration counters see a storm of sparse XOFF"
 	"test_nic_prevention	profiles: the NIC's own storm prevention as a generated-storm source"
 )
 

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Driver statistics pfcwd reads by name from the ethtool statistics
+ * (ETH_SS_STATS): the NIC's own storm prevention events (nic_storm.c) and
+ * the per-priority pause durations (source.c), under the names mlx5 gives
+ * them.  The layout of the statistics may change at run time (mlx5 lists
+ * per-priority statistics only for priorities in pfc_en), so the names are
+ * looked up again whenever the count changes, and, while none is found,
+ * at most every PFCWD_ECTR_LOOKUP_NS (a driver may list them later).  A
+ * forced refresh (source.c) has read all of them already in the same
+ * poll: its buffer, port->refresh_stats, is used instead of a second read.
+ *
+ * Context: process, RTNL held; port->ectr belongs to the poller (idx read
+ * with READ_ONCE for display).
+ */
+#include <linux/ethtool.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include <linux/slab.h>
+
+#include "pfcwd.h"
+
+#define PFCWD_ECTR_LOOKUP_NS	NSEC_PER_SEC
+
+/* Fills @name with the name of counter @id; false if it has none. */
+static bool pfcwd_ectr_name(int id, char *name)
+{
+	if (id == PFCWD_ECTR_NIC_WARN)
+		strscpy(name, "tx_pause_storm_warning_events", ETH_GSTRING_LEN);
+	else if (id == PFCWD_ECTR_NIC_ERR)
+		strscpy(name, "tx_pause_storm_error_events", ETH_GSTRING_LEN);
+	else if (id >= PFCWD_ECTR_DUR0 && id < PFCWD_ECTR_NUM)
+		snprintf(name, ETH_GSTRING_LEN, "rx_prio%d_pause_duration",
+			 id - PFCWD_ECTR_DUR0);
+	else
+		return false;
+	return true;
+}
+
+/* Finds the counters among the driver's @n statistics; allocates. */
+static void pfcwd_ectr_lookup(struct pfcwd_port *port, int n, u64 now)
+{
+	const struct ethtool_ops *ops = port->dev->ethtool_ops;
+	struct pfcwd_ectrs *e = &port->ectr;
+	char want[ETH_GSTRING_LEN];
+	u8 *names;
+	int i, id;
+
+	for (id = 0; id < PFCWD_ECTR_NUM; id++)
+		WRITE_ONCE(e->idx[id], -1);
+	e->found = 0;
+	e->n_stats = n;
+	e->looked_at = now;
+	names = kvcalloc(n, ETH_GSTRING_LEN, GFP_KERNEL);
+	if (!names)
+		return;
+	ops->get_strings(port->dev, ETH_SS_STATS, names);
+	for (id = 0; id < PFCWD_ECTR_NUM; id++) {
+		if (!pfcwd_ectr_name(id, want))
+			continue;
+		for (i = 0; i < n; i++) {
+			if (strncmp(names + i * ETH_GSTRING_LEN, want,
+				    ETH_GSTRING_LEN))
+				continue;
+			WRITE_ONCE(e->idx[id], i);
+			e->found |= BIT(id);
+			break;
+		}
+	}
+	kvfree(names);
+}
+
+/**
+ * pfcwd_ectr_fetch - the driver's statistics, with the named ones found
+ * @port: the port; RTNL held, poller
+ * @now: the time, ns
+ * @forced: port->refresh_stats was filled by this poll's forced refresh
+ * @want: the named counters wanted, a mask of BIT(PFCWD_ECTR_*)
+ *
+ * Return: the statistics (port->ectr.idx[] says where each named counter
+ * is, -1 where it is not), or NULL if the driver has none of @want or they
+ * cannot be read.  Reads them (get_ethtool_stats) only if not @forced.
+ */
+const u64 *pfcwd_ectr_fetch(struct pfcwd_port *port, u64 now, bool forced,
+			    u32 want)
+{
+	const struct ethtool_ops *ops = port->dev->ethtool_ops;
+	struct ethtool_stats *st = port->refresh_stats;
+	struct pfcwd_ectrs *e = &port->ectr;
+	int n;
+
+	ASSERT_RTNL();
+	if (!ops || !ops->get_sset_count || !ops->get_strings ||
+	    !ops->get_ethtool_stats)
+		return NULL;
+	forced = forced && st;
+	if (forced) {
+		n = st->n_stats;
+	} else {
+		/* None found lately: not even the count, until it is time. */
+		if (!e->found && e->looked_at &&
+		    now - e->looked_at < PFCWD_ECTR_LOOKUP_NS)
+			return NULL;
+		n = ops->get_sset_count(port->dev, ETH_SS_STATS);
+		if (n <= 0 || n > PFCWD_ETHTOOL_STATS_MAX)
+			return NULL;
+	}
+	if (n != e->n_stats ||
+	    (!e->found && now - e->looked_at >= PFCWD_ECTR_LOOKUP_NS))
+		pfcwd_ectr_lookup(port, n, now);
+	if (!(e->found & want))
+		return NULL;
+	if (forced)
+		return st->data;
+	if (!st || st->n_stats != n) {
+		kvfree(st);
+		port->refresh_stats = NULL;
+		st = kvzalloc(struct_size(st, data, n), GFP_KERNEL);
+		if (!st)
+			return NULL;
+		st->n_stats = n;
+		port->refresh_stats = st;
+	}
+	ops->get_ethtool_stats(port->dev, st, st->data);
+	return st->data;
+}
+
+/* At port creation: nothing found yet. */
+void pfcwd_ectr_init(struct pfcwd_port *port)
+{
+	int id;
+
+	for (id = 0; id < PFCWD_ECTR_NUM; id++)
+		port->ectr.idx[id] = -1;
+}
+
+/* Whether the driver has named counter @id (racy, for display). */
+bool pfcwd_ectr_has(const struct pfcwd_port *port, int id)
+{
+	return READ_ONCE(port->ectr.idx[id]) >= 0;
+}
