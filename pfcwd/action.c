@@ -207,10 +207,10 @@ u64 pfcwd_action_pfc_due(const struct pfcwd_port *port, u64 now)
 	return port->pfc_budget_at + (gaps + 1) * PFCWD_PFC_GAP_NS;
 }
 
-/**
+/*
  * pfcwd_action_commit - bring the device's pfc_en to what mitigation wants
  * @port: the port; RTNL and port->lock held
- * @now: write even if the gap since the last write is not over (an
+ * @at_once: write even if the write budget is spent (an
  *	operator's request, configuration, teardown)
  *
  * All the changes of one poll pass go to the device in one getpfc and one
@@ -218,20 +218,21 @@ u64 pfcwd_action_pfc_due(const struct pfcwd_port *port, u64 now)
  * bit to clear that is already off was not pfcwd's to clear; a bit to put
  * back that is already on was put back by someone else.  A failed clear
  * is not retried (the datapath still acts); a failed put-back is retried
- * when the gap is over, unless @now (then the port is going away or the
+ * when the budget allows, unless @at_once (then the port is going away or the
  * operator is told through setpfc_errors and the log).
  */
-void pfcwd_action_commit(struct pfcwd_port *port, bool now)
+static void pfcwd_action_commit(struct pfcwd_port *port, bool at_once)
 {
 	const struct dcbnl_rtnl_ops *ops = port->dev->dcbnl_ops;
 	struct net_device *dev = port->dev;
 	struct ieee_pfc pfc = {};
 	char list[PFCWD_PRIO_LIST_LEN];
+	u64 t = ktime_get_ns();
 	u8 clear, set;
 	bool carrier;
 	int err;
 
-	if (!now && pfcwd_action_pfc_due(port, ktime_get_ns()) > ktime_get_ns())
+	if (!at_once && pfcwd_action_pfc_due(port, t) > t)
 		return;
 	clear = port->pfc_want_off & ~port->pfc_off;
 	set = port->pfc_off & ~port->pfc_want_off;
@@ -278,11 +279,11 @@ failed:
 	if (set) {
 		pfcwd_prio_list_format(set, list, sizeof(list));
 		pfcwd_log(port, "prio %s: cannot re-enable PFC: %d%s\n", list,
-			  err, now ? "" : ", will retry");
+			  err, at_once ? "" : ", will retry");
 	}
 	/* Mitigation stays in the datapath. */
 	port->pfc_want_off &= ~clear;
-	if (now)
+	if (at_once)
 		port->pfc_off &= ~set;
 }
 
@@ -356,9 +357,9 @@ static void pfcwd_action_undo(struct pfcwd_port *port, int prio)
  * pfc_en first, then the ingress hook: registering or removing it may
  * patch code on every CPU.  RTNL and port->lock held, !port->dead.
  */
-static void pfcwd_action_flush(struct pfcwd_port *port, bool now)
+static void pfcwd_action_flush(struct pfcwd_port *port, bool at_once)
 {
-	pfcwd_action_commit(port, now);
+	pfcwd_action_commit(port, at_once);
 	pfcwd_ingress_update(port);
 }
 

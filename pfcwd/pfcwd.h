@@ -263,6 +263,7 @@ struct pfcwd_port {
 	bool refresh_learnt;
 	u64 last_change;		/* read that saw the counters move, ns */
 	u64 last_forced;		/* last forced refresh, ns */
+	u64 forced_mid, forced_err;	/* its statistics call: middle, half */
 	u64 reads;			/* ieee_getpfc calls */
 	u64 forced;			/* forced refreshes (get_ethtool_stats) */
 	u64 read_errors;		/* failed ieee_getpfc calls */
@@ -335,6 +336,7 @@ struct pfcwd_counters {
 	bool forced;		/* refresh_stats was read by this poll */
 	u8 dur_valid;		/* priorities with a pause duration */
 	u64 paused_ns[PFCWD_NUM_PRIO];	/* their pause durations */
+	u64 dur_at, dur_err;	/* when they were read, ns, +- dur_err */
 	u8 nic_storm;		/* the NIC's prevention stopped these */
 };
 
@@ -401,7 +403,6 @@ const char *pfcwd_device_action_name(enum pfcwd_device_action da);
 int pfcwd_device_action_parse(const char *buf, enum pfcwd_device_action *da);
 void pfcwd_action_carrier_lost(struct pfcwd_port *port);
 u64 pfcwd_action_pfc_due(const struct pfcwd_port *port, u64 now);
-void pfcwd_action_commit(struct pfcwd_port *port, bool now);
 int pfcwd_action_parse(const char *buf, enum pfcwd_action *action);
 
 /* netlink.c, nl_event.c */

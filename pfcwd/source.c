@@ -160,6 +160,7 @@ static bool pfcwd_source_force(struct pfcwd_port *port, u64 now)
 {
 	const struct ethtool_ops *ops = port->dev->ethtool_ops;
 	struct ethtool_stats *st = port->refresh_stats;
+	u64 t;
 	int n;
 
 	if (!ops || !ops->get_sset_count || !ops->get_ethtool_stats)
@@ -176,7 +177,11 @@ static bool pfcwd_source_force(struct pfcwd_port *port, u64 now)
 		st->n_stats = n;
 		port->refresh_stats = st;
 	}
+	t = ktime_get_ns();
 	ops->get_ethtool_stats(port->dev, st, st->data);
+	/* The driver read each counter somewhere within the call. */
+	port->forced_err = (ktime_get_ns() - t) / 2;
+	port->forced_mid = t + port->forced_err;
 	WRITE_ONCE(port->forced, port->forced + 1);
 	port->last_forced = now;
 	return true;
@@ -257,6 +262,8 @@ static void pfcwd_source_durations(struct pfcwd_port *port,
 		c->paused_ns[p] = data[i] * NSEC_PER_USEC;
 		c->dur_valid |= BIT(p);
 	}
+	c->dur_at = port->forced_mid;
+	c->dur_err = port->forced_err;
 }
 
 /*
@@ -392,6 +399,8 @@ void pfcwd_source_sample(struct pfcwd_port *port, int prio,
 		s->rx_pause = c->indications[prio];
 		if (c->dur_valid & BIT(prio)) {
 			s->paused_ns = c->paused_ns[prio];
+			s->paused_at = min(c->dur_at, c->now);
+			s->paused_err = c->dur_err;
 			s->valid |= PFCWD_SAMPLE_DURATION;
 		}
 	}

@@ -89,6 +89,7 @@ static unsigned int pfcwd_storm_enter(struct pfcwd_storm *sm,
 				      u64 now, enum pfcwd_latch latch)
 {
 	unsigned int ev = PFCWD_EV_DETECTED;
+	u64 span;
 
 	sm->stats.detected++;
 	sm->stats.last_detected_at = now;
@@ -99,13 +100,20 @@ static unsigned int pfcwd_storm_enter(struct pfcwd_storm *sm,
 	sm->xoff_while_mitigated = false;
 	sm->blind_suspect = false;
 	sm->pub_paused = true;
-	/* The storm's rate: its first interval's (set there), or more. */
-	if (sm->pause_last - sm->pause_start >= 1024 &&
+	/*
+	 * The storm's rate: its first interval's (set there), or more.  With
+	 * published counters the frames came over a period at least, however
+	 * soon after the previous one the read saw them (pfcwd_storm_pub_end).
+	 */
+	span = sm->pause_last - sm->pause_start;
+	if (cfg->refresh_ns && span < cfg->refresh_ns)
+		span = cfg->refresh_ns;
+	if (span >= 1024 &&
 	    (!sm->rate_span ||
 	     sm->pause_frames * (sm->rate_span >> 10) >
-	     sm->rate_frames * ((sm->pause_last - sm->pause_start) >> 10))) {
+	     sm->rate_frames * (span >> 10))) {
 		sm->rate_frames = sm->pause_frames;
-		sm->rate_span = sm->pause_last - sm->pause_start;
+		sm->rate_span = span;
 	}
 
 	pfcwd_storm_record(sm, now);
@@ -183,10 +191,13 @@ static unsigned int pfcwd_storm_rx_exact(struct pfcwd_storm *sm,
 	return 0;
 }
 
-/* Slack of a pause time that covers an interval of @span: 1/16 + 10 us. */
-static u64 pfcwd_storm_dur_slack(u64 span)
+/*
+ * Slack of a pause time that covers an interval of @span: 1/16 + 10 us,
+ * plus how uncertain the times of the interval's two reads are.
+ */
+static u64 pfcwd_storm_dur_slack(u64 span, u64 err)
 {
-	return (span >> 4) + 10000;
+	return (span >> 4) + 10000 + err;
 }
 
 /*
@@ -195,18 +206,20 @@ static u64 pfcwd_storm_dur_slack(u64 span)
  */
 static unsigned int pfcwd_storm_rx_duration(struct pfcwd_storm *sm,
 					    const struct pfcwd_storm_config *cfg,
-					    u64 now, u64 d, u64 span)
+					    const struct pfcwd_sample *s, u64 d)
 {
-	u64 start;
+	u64 now = s->now, at = s->paused_at;
+	u64 span = at > sm->prev_paused_at ? at - sm->prev_paused_at : 0;
+	u64 err = s->paused_err + sm->prev_paused_err, start;
 
 	if (!d) {
 		sm->pause_start = 0;
 		sm->pause_last = 0;
 		return 0;
 	}
-	if (!sm->pause_start || d + pfcwd_storm_dur_slack(span) < span) {
+	if (!sm->pause_start || d + pfcwd_storm_dur_slack(span, err) < span) {
 		/* Began in the interval, or a gap in it: its tail at most. */
-		start = now - (d < span ? d : span);
+		start = at - (d < span ? d : span);
 		if (start < sm->pause_floor)
 			start = sm->pause_floor;
 		sm->pause_start = start;
@@ -241,8 +254,7 @@ static unsigned int pfcwd_storm_rx(struct pfcwd_storm *sm,
 	if (s->valid & PFCWD_SAMPLE_PAUSE)
 		return pfcwd_storm_rx_exact(sm, cfg, s, n, last);
 	if (s->valid & PFCWD_SAMPLE_DURATION)
-		return pfcwd_storm_rx_duration(sm, cfg, now, d_paused,
-					       now - sm->prev_now);
+		return pfcwd_storm_rx_duration(sm, cfg, s, d_paused);
 
 	if (n) {
 		/* Where the interval's frames may begin: exact, or its start. */
@@ -321,25 +333,32 @@ static unsigned int pfcwd_storm_restoring(struct pfcwd_storm *sm,
 }
 
 /*
- * Published counters, STORMED: @n frames over the interval [@from, @to].
- * Fewer than the storm's highest rate predicts, by more than 1/16, means
- * it ran out within the interval: returns where, else @to.  Keeps the
- * rate.  (A storm whose rate falls by more than that while it goes on is
- * restored T1 after the estimate and detected again from the next
- * publication; a tighter tolerance trades that for restoring on time.)
+ * Published counters, STORMED: @n frames published at @to.  The interval
+ * they cover is known only roughly: between the reads that saw the two
+ * publications (@span: each read late by the poll's lateness) or the
+ * period R (@r: each publication late by the driver's task's).  Fewer
+ * frames than the storm's highest rate predicts for the shorter of the
+ * two, by more than 1/16, means it ran out within the interval: returns
+ * where, else @to.  The rate is kept from the longer of the two.  So
+ * neither a late read nor a late publication makes a storm that goes on
+ * look like one that ran out (under load a read 10 % late did, and the
+ * early restoration latched the storm as blind counters).  A storm whose
+ * rate falls by more than 1/16 while it goes on is restored T1 after the
+ * estimate and detected again from the next publication.
  */
-static u64 pfcwd_storm_pub_end(struct pfcwd_storm *sm, u64 n, u64 from, u64 to)
+static u64 pfcwd_storm_pub_end(struct pfcwd_storm *sm, u64 n, u64 to,
+			       u64 span, u64 r)
 {
-	u64 len, end = to;
+	u64 pred = span < r ? span : r, len = span > r ? span : r;
+	u64 end = to;
 
-	if (to < from || to - from < 1024)
+	if (pred < 1024 || to < pred)
 		return to;
-	len = to - from;
 	/* in units of 1024 ns, against overflow */
 	if (sm->rate_span >= 1024 &&
-	    16 * n * (sm->rate_span >> 10) < 15 * sm->rate_frames * (len >> 10)) {
-		end = from + pfcwd_div_u64(n * (sm->rate_span >> 10),
-					   sm->rate_frames ?: 1) * 1024;
+	    16 * n * (sm->rate_span >> 10) < 15 * sm->rate_frames * (pred >> 10)) {
+		end = to - pred + pfcwd_div_u64(n * (sm->rate_span >> 10),
+						sm->rate_frames ?: 1) * 1024;
 		if (end > to)
 			end = to;
 	}
@@ -378,7 +397,8 @@ static unsigned int pfcwd_storm_mitigating(struct pfcwd_storm *sm,
 			if (!sm->pub_last || span < cfg->refresh_ns / 2 ||
 			    span > cfg->refresh_ns + cfg->refresh_window_ns)
 				span = cfg->refresh_ns;
-			last = pfcwd_storm_pub_end(sm, n, now - span, now);
+			last = pfcwd_storm_pub_end(sm, n, now, span,
+						   cfg->refresh_ns);
 			sm->pub_paused = last == now;
 		}
 		if (last > sm->xoff_last)
@@ -556,6 +576,8 @@ unsigned int pfcwd_storm_sample(struct pfcwd_storm *sm,
 		sm->prev_tx_packets = s->tx_packets;
 		sm->prev_rx_packets = s->rx_packets;
 		sm->prev_paused_ns = s->paused_ns;
+		sm->prev_paused_at = s->paused_at;
+		sm->prev_paused_err = s->paused_err;
 		/* A slow-receiver bucket must not span the unobserved time. */
 		sm->slow_bucket_start = 0;
 		/* Nor an exact pause: it counts from now at the earliest. */
@@ -622,6 +644,8 @@ unsigned int pfcwd_storm_sample(struct pfcwd_storm *sm,
 	sm->prev_tx_packets = s->tx_packets;
 	sm->prev_rx_packets = s->rx_packets;
 	sm->prev_paused_ns = s->paused_ns;
+	sm->prev_paused_at = s->paused_at;
+	sm->prev_paused_err = s->paused_err;
 	return ev;
 }
 

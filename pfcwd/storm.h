@@ -41,9 +41,12 @@
  * paused_ns: an interval whose pause time covers it (to 1/16 + 10 us) was
  * paused throughout, whatever the frames say (sparse XOFF with long
  * quanta, frames lost to a counter copy); otherwise the pause in force at
- * the sample began at the latest its pause time before the sample, and no
- * pause time ends the pause.  Detection once it has lasted T0; while
- * STORMED, an interval with pause time is an XOFF at the sample.
+ * the sample began at the latest its pause time before the counter was
+ * read, and no pause time ends the pause.  Intervals are measured between
+ * the counter's reads (paused_at, +- paused_err: a driver reads it
+ * somewhere within its statistics call), not between samples.  Detection
+ * once it has lasted T0; while STORMED, an interval with pause time is an
+ * XOFF at the sample.
  *
  * Generated (NIC-side) storm: the pause frames this port sends kept rising
  * while the port received nothing, for >= T0.  Slow receiver: the rate of
@@ -156,6 +159,8 @@ struct pfcwd_sample {
 	u64 xoff_last;
 	u64 pause_since;
 	u64 paused_ns;		/* time paused, cumulative (a NIC's counter) */
+	u64 paused_at;		/* when paused_ns was read, ns: +- paused_err */
+	u64 paused_err;
 	u8 valid;		/* PFCWD_SAMPLE_* */
 	/*
 	 * The NIC's own storm prevention stopped this priority's pause since
@@ -186,7 +191,7 @@ struct pfcwd_storm {
 	u8 valid;
 	u64 prev_now;
 	u64 prev_rx_pause, prev_tx_pause, prev_tx_packets, prev_rx_packets;
-	u64 prev_paused_ns;
+	u64 prev_paused_ns, prev_paused_at, prev_paused_err;
 
 	/* Received pause: the current episode, 0 when none, and its frames. */
 	u64 pause_start;

@@ -11,7 +11,7 @@
 #include "../../../pfcwd/storm.h"
 #include "tap.h"
 
-#define N_TESTS		(272 + 36 + 4 + 6 + 7)
+#define N_TESTS		(272 + 36 + 4 + 6 + 9 + 1)
 
 #define US(n)		((u64)(n) * 1000ULL)
 #define MS(n)		((u64)(n) * PFCWD_NSEC_PER_MSEC)
@@ -66,6 +66,8 @@ struct sim {
 	u64 txp;		/* tx_packets growth per sample */
 	u64 rxp;		/* rx_packets growth per sample */
 	u64 dur;		/* paused_ns growth per sample */
+	u64 dur_lag;		/* paused_at: how long before the sample */
+	u64 dur_err;		/* paused_err */
 	u64 mask;		/* the counters' width */
 	unsigned int evs;	/* union of the events since sim_clear() */
 	unsigned int nev;	/* samples that returned events */
@@ -116,6 +118,8 @@ static unsigned int sim_step(struct sim *x, u64 now)
 	x->s.tx_packets = (x->s.tx_packets + x->txp) & x->mask;
 	x->s.rx_packets = (x->s.rx_packets + x->rxp) & x->mask;
 	x->s.paused_ns += x->dur;
+	x->s.paused_at = now - x->dur_lag;
+	x->s.paused_err = x->dur_err;
 	ev = pfcwd_storm_sample(&x->sm, &x->cfg, &x->s);
 	if (ev) {
 		if (!x->nev) {
@@ -1326,6 +1330,33 @@ static void test_duration(void)
 	tap_ok(x.ev_first == PFCWD_EV_DETECTED && x.ev_at == end + MS(200),
 	       "duration: an interval without pause restarts T0");
 
+	/*
+	 * The counter read long before the sample, by a varying amount (a
+	 * sleeping getpfc after it): intervals are the reads', so a pause
+	 * throughout is still one, dated from the reads.
+	 */
+	sim_init(&x, &cfg, v);
+	x.s.paused_at = BASE;
+	for (end = 0; end < 300; end++) {
+		u64 prev_at = x.s.paused_at;
+
+		x.dur_lag = end & 1 ? US(900) : US(10);
+		/* paused throughout: the counter grew by the reads' distance */
+		x.dur = x.s.now + TICK - x.dur_lag - prev_at;
+		sim_step(&x, x.s.now + TICK);
+	}
+	tap_ok(x.ev_first == PFCWD_EV_DETECTED &&
+	       x.ev_at >= BASE + MS(200) && x.ev_at <= BASE + MS(200) + TICK,
+	       "duration: reads late by 10..900 us: one pause, detected at T0");
+
+	/* Uncertain read times widen the slack by as much. */
+	sim_init(&x, &cfg, v);
+	x.dur = TICK - US(200);
+	x.dur_err = US(100);
+	sim_until(&x, SEC(1));
+	tap_ok(x.ev_first == PFCWD_EV_DETECTED,
+	       "duration: a gap within the reads' uncertainty is no gap");
+
 	/* A counter reset (smaller value) is not a pause. */
 	sim_init(&x, &cfg, v);
 	x.s.paused_ns = SEC(100);
@@ -1807,6 +1838,8 @@ struct pub {
 	u64 seen;		/* the copy as last read */
 	u64 next_pub;
 	u64 late;		/* every third publication this late */
+	u64 read_late;		/* every other one seen this late */
+	u64 pend, pend_at;	/* a publication not yet seen */
 	unsigned int pubs;
 };
 
@@ -1832,9 +1865,15 @@ static void pub_step(struct pub *p)
 	if (now > p->on && now <= p->off)
 		p->live += p->rate;
 	if (now >= p->next_pub + (p->pubs % 3 == 2 ? p->late : 0)) {
-		p->x.s.rx_pause = p->live;
+		/* The poller may see it late: its frames are the same. */
+		p->pend = p->live;
+		p->pend_at = now + (p->pubs % 2 ? p->read_late : 0);
 		p->next_pub += p->r;
 		p->pubs++;
+	}
+	if (p->pend_at && now >= p->pend_at) {
+		p->x.s.rx_pause = p->pend;
+		p->pend_at = 0;
 	}
 	p->x.s.valid = 0;
 	if (p->x.s.rx_pause != p->seen) {
@@ -1853,6 +1892,29 @@ static void pub_until(struct pub *p, u64 t)
 {
 	while (p->x.s.now + TICK <= t)
 		pub_step(p);
+}
+
+/*
+ * Every other publication seen 100 ms late (a busy poller): a storm that
+ * goes on is not taken for one that ran out, nor restored early.
+ */
+static void test_published_late_reads(void)
+{
+	bool ok = true;
+	struct pub p;
+	int i;
+
+	for (i = 0; i < 20; i++) {
+		pub_init(&p, SEC(1), MS(200), MS(200));
+		p.read_late = MS(100);
+		p.on = BASE + rng_between(1, 2000) * TICK;
+		p.off = p.on + SEC(6);
+		pub_until(&p, p.off + SEC(4));
+		ok &= p.x.sm.stats.detected == 1 && p.x.sm.stats.restored == 1 &&
+		      p.x.sm.stats.last_restored_at >= p.off + MS(200);
+	}
+	tap_ok(ok,
+	       "published every 1000 ms, every other read 100 ms late: one storm, never restored early (20 phases)");
 }
 
 static void test_published(u64 r, u64 t0, u64 t1, u64 len)
@@ -2007,5 +2069,6 @@ int main(void)
 		test_published(SEC(2), times[i][0], times[i][1], SEC(5));
 	}
 	test_published_bursts();
+	test_published_late_reads();
 	return tap_done();
 }
