@@ -196,7 +196,14 @@ static void show_device(const struct port_info *pi)
 	show_num(pi, PFCWD_A_PORT_FORCED_READS, " forced reads %llu");
 	show_num(pi, PFCWD_A_PORT_READ_ERRORS, " read errors %llu");
 	show_num(pi, PFCWD_A_PORT_SETPFC_ERRORS, " setpfc errors %llu");
-	show_num(pi, PFCWD_A_PORT_NIC_PREVENTION_MS, " nic-prevention %llums");
+	/* The NIC's own storm prevention, where the driver has the tunable. */
+	if (has(pi->have, PFCWD_A_PORT_NIC_PREVENTION_MS)) {
+		if (pi->v[PFCWD_A_PORT_NIC_PREVENTION_MS])
+			show_num(pi, PFCWD_A_PORT_NIC_PREVENTION_MS,
+				 " nic-prevention %llums");
+		else
+			printf(" nic-prevention off");
+	}
 	show_num(pi, PFCWD_A_PORT_NIC_STORM_WARNINGS, " nic storm warnings %llu");
 	show_num(pi, PFCWD_A_PORT_NIC_STORM_ERRORS, " nic storm errors %llu");
 	printf("\n");

@@ -150,7 +150,7 @@ test_device_action() {
 	[ "$(echo "$j" | jq '.[0].read_rate')" -gt 0 ] || fail "read_rate: $j"
 	[ "$(echo "$j" | jq '.[0].forced_reads')" -ge 0 ] || fail "forced_reads: $j"
 	[ "$(echo "$j" | jq '.[0].granularity_us')" -gt 0 ] || fail "granularity_us: $j"
-	"$PFCWD" show dev sw1 | grep -qE '^    profile generic refresh live device-action auto \(pfc_en\) reads/s [1-9][0-9]* forced reads [0-9]+ read errors 0 setpfc errors 0$' ||
+	"$PFCWD" show dev sw1 | grep -qE '^    profile generic refresh live device-action auto \(pfc_en\) reads/s [1-9][0-9]* forced reads [0-9]+ read errors 0 setpfc errors 0 nic-prevention off$' ||
 		fail "human show: $("$PFCWD" show dev sw1)"
 
 	"$PFCWD" set dev sw1 device-action off || fail "set device-action off"
