@@ -68,21 +68,7 @@
 #include <net/sch_generic.h>
 #include <uapi/linux/pfcwd.h>
 
-#include "../pfcwd/pfcwd.h"
-
-struct pfcwd_band {
-	struct qdisc_skb_head q;
-	struct gnet_stats_basic_sync bstats;
-	struct gnet_stats_queue qstats;
-};
-
-struct pfcwd_sched {
-	struct pfcwd_port *port;	/* the watchdog of this device */
-	u32 limit;			/* packets per band */
-	u8 backlogged;			/* bit P: band P has packets */
-	struct pfcwd_band bands[PFCWD_NUM_PRIO];
-	struct qdisc_watchdog watchdog;	/* end of the first software pause */
-};
+#include "sch_pfcwd.h"
 
 static struct netlink_range_validation pfcwd_limit_range = {
 	.min = 1,
@@ -122,12 +108,12 @@ static int pfcwd_sched_pcp(const struct sk_buff *skb)
  * tagged frame, else skb->priority when it is 0-7, else best effort (0).
  */
 static unsigned int pfcwd_sched_band(const struct sk_buff *skb,
-				     const struct Qdisc *sch)
+				     const struct pfcwd_sched *q)
 {
 	u32 prio = skb->priority;
 	int pcp;
 
-	if (TC_H_MAJ(prio) == sch->handle) {
+	if (TC_H_MAJ(prio) == q->major) {
 		u32 minor = TC_H_MIN(prio);
 
 		if (minor >= 1 && minor <= PFCWD_NUM_PRIO)
@@ -169,7 +155,7 @@ static int pfcwd_sched_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 			       struct sk_buff **to_free)
 {
 	struct pfcwd_sched *q = qdisc_priv(sch);
-	unsigned int prio = pfcwd_sched_band(skb, sch);
+	unsigned int prio = pfcwd_sched_band(skb, q);
 	struct pfcwd_band *b = &q->bands[prio];
 	unsigned int len = qdisc_pkt_len(skb);
 
@@ -184,7 +170,8 @@ static int pfcwd_sched_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		return qdisc_drop(skb, sch, to_free);
 	}
 
-	pfcwd_sched_steer(skb, qdisc_dev(sch), prio);
+	if (q->role == PFCWD_SCHED_SINGLE)
+		pfcwd_sched_steer(skb, qdisc_dev(sch), prio);
 	__qdisc_enqueue_tail(skb, &b->q);
 	q->backlogged |= BIT(prio);
 	b->qstats.backlog += len;
@@ -474,12 +461,25 @@ static int pfcwd_sched_configure(struct pfcwd_port *port,
 	return err;
 }
 
+/* Sets the per-band limit, dropping the oldest packets above it. */
+void pfcwd_sched_set_limit(struct Qdisc *sch, u32 limit)
+{
+	struct pfcwd_sched *q = qdisc_priv(sch);
+	int prio;
+
+	sch_tree_lock(sch);
+	q->limit = limit;
+	for (prio = 0; prio < PFCWD_NUM_PRIO; prio++)
+		pfcwd_sched_trim(sch, &q->bands[prio], limit);
+	sch_tree_unlock(sch);
+}
+
 static int pfcwd_sched_change(struct Qdisc *sch, struct nlattr *opt,
 			      struct netlink_ext_ack *extack)
 {
 	struct pfcwd_sched *q = qdisc_priv(sch);
 	struct pfcwd_sched_opts o;
-	int prio, err;
+	int err;
 
 	err = pfcwd_sched_parse(opt, &o, extack);
 	if (err)
@@ -491,43 +491,80 @@ static int pfcwd_sched_change(struct Qdisc *sch, struct nlattr *opt,
 	if (!o.has_limit)
 		return 0;
 
-	sch_tree_lock(sch);
-	q->limit = o.limit;
-	for (prio = 0; prio < PFCWD_NUM_PRIO; prio++)
-		pfcwd_sched_trim(sch, &q->bands[prio], o.limit);
-	sch_tree_unlock(sch);
+	if (q->role == PFCWD_SCHED_ROOT)
+		pfcwd_mq_set_limit(sch, o.limit);
+	else
+		pfcwd_sched_set_limit(sch, o.limit);
 	return 0;
 }
 
+/* What every role starts with: empty bands. */
+static void pfcwd_sched_init_bands(struct Qdisc *sch, enum pfcwd_sched_role role)
+{
+	struct pfcwd_sched *q = qdisc_priv(sch);
+	int prio;
+
+	/* The core hands us zeroed private data: the bands are empty. */
+	q->role = role;
+	q->major = TC_H_MAJ(sch->handle);
+	for (prio = 0; prio < PFCWD_NUM_PRIO; prio++)
+		gnet_stats_basic_sync_init(&q->bands[prio].bstats);
+	qdisc_watchdog_init(&q->watchdog, sch);	/* destroy cancels it */
+}
+
+/*
+ * "tc qdisc add ... pfcwd": the root of a multiqueue device grafts a band
+ * queue on every TX queue (sch_pfcwd_mq.c); anywhere else the qdisc is
+ * its own single band queue.
+ */
 static int pfcwd_sched_init(struct Qdisc *sch, struct nlattr *opt,
 			    struct netlink_ext_ack *extack)
 {
 	struct pfcwd_sched *q = qdisc_priv(sch);
+	struct net_device *dev = qdisc_dev(sch);
 	struct pfcwd_sched_opts o;
 	struct pfcwd_port *port;
-	int prio, err;
+	u32 limit;
+	int err;
 
-	qdisc_watchdog_init(&q->watchdog, sch);	/* destroy cancels it */
+	pfcwd_sched_init_bands(sch, sch->parent == TC_H_ROOT &&
+			       netif_is_multiqueue(dev) ?
+			       PFCWD_SCHED_ROOT : PFCWD_SCHED_SINGLE);
 	err = pfcwd_sched_parse(opt, &o, extack);
 	if (err)
 		return err;
 
-	port = pfcwd_port_attach(qdisc_dev(sch), extack);
+	port = pfcwd_port_attach(dev, extack);
 	if (IS_ERR(port))
 		return PTR_ERR(port);
-
-	/* The core hands us zeroed private data: the bands are empty. */
 	q->port = port;
+
 	if (o.has_limit)
-		q->limit = o.limit;
+		limit = o.limit;
 	else
-		q->limit = clamp_t(u32, READ_ONCE(qdisc_dev(sch)->tx_queue_len),
-				   1, PFCWD_LIMIT_MAX);
-	for (prio = 0; prio < PFCWD_NUM_PRIO; prio++)
-		gnet_stats_basic_sync_init(&q->bands[prio].bstats);
+		limit = clamp_t(u32, READ_ONCE(dev->tx_queue_len), 1,
+				PFCWD_LIMIT_MAX);
+	q->limit = limit;
+	if (q->role == PFCWD_SCHED_ROOT) {
+		/* On failure the core calls destroy, which frees the leaves. */
+		err = pfcwd_mq_init(sch, limit, extack);
+		if (err)
+			return err;
+	}
 
 	/* On failure the core calls destroy, which detaches. */
 	return pfcwd_sched_configure(port, &o, extack);
+}
+
+/*
+ * The band queue of one TX queue, created by the root with
+ * qdisc_create_dflt(); the root then gives it its port and limit.
+ */
+static int pfcwd_leaf_init(struct Qdisc *sch, struct nlattr *opt,
+			   struct netlink_ext_ack *extack)
+{
+	pfcwd_sched_init_bands(sch, PFCWD_SCHED_LEAF);
+	return 0;
 }
 
 /* Also called when init failed, before or after attaching. */
@@ -536,9 +573,55 @@ static void pfcwd_sched_destroy(struct Qdisc *sch)
 	struct pfcwd_sched *q = qdisc_priv(sch);
 
 	qdisc_watchdog_cancel(&q->watchdog);
+	if (q->role == PFCWD_SCHED_ROOT)
+		pfcwd_mq_destroy(sch);
 	if (q->port)
 		pfcwd_port_detach(q->port);
 	q->port = NULL;
+}
+
+static void pfcwd_leaf_destroy(struct Qdisc *sch)
+{
+	struct pfcwd_sched *q = qdisc_priv(sch);
+
+	qdisc_watchdog_cancel(&q->watchdog);
+	if (q->port)
+		pfcwd_port_put(q->port);
+	q->port = NULL;
+}
+
+/*
+ * The core grafts a root qdisc on the TX queues itself unless it has an
+ * attach operation.  The root role needs one (its leaves go on the
+ * queues), so the single role, as the root of a single-queue device, does
+ * what the core would: the qdisc on every TX queue, a reference each.
+ */
+static void pfcwd_sched_attach(struct Qdisc *sch)
+{
+	struct pfcwd_sched *q = qdisc_priv(sch);
+	struct net_device *dev = qdisc_dev(sch);
+	struct Qdisc *old;
+	unsigned int i;
+
+	if (q->role == PFCWD_SCHED_ROOT) {
+		pfcwd_mq_attach(sch);
+		return;
+	}
+	for (i = 0; i < dev->num_tx_queues; i++) {
+		qdisc_refcount_inc(sch);
+		old = dev_graft_qdisc(netdev_get_tx_queue(dev, i), sch);
+		if (old)
+			qdisc_put(old);
+	}
+}
+
+static void pfcwd_sched_change_real_num_tx(struct Qdisc *sch,
+					   unsigned int new_real_tx)
+{
+	struct pfcwd_sched *q = qdisc_priv(sch);
+
+	if (q->role == PFCWD_SCHED_ROOT)
+		pfcwd_mq_change_real_num_tx(sch, new_real_tx);
 }
 
 /* The limit and the port's configuration as in force (sysfs shows the same). */
@@ -548,6 +631,10 @@ static int pfcwd_sched_dump(struct Qdisc *sch, struct sk_buff *skb)
 	struct pfcwd_config cfg;
 	struct nlattr *opts;
 
+	if (!q->port)
+		return 0;
+	if (q->role == PFCWD_SCHED_ROOT)
+		pfcwd_mq_sum(sch);
 	mutex_lock(&q->port->lock);
 	cfg = q->port->cfg;
 	mutex_unlock(&q->port->lock);
@@ -579,7 +666,10 @@ static u32 pfcwd_sched_prio_state(enum pfcwd_state state)
 	return PFCWD_PRIO_STATE_OPERATIONAL;
 }
 
-/* Per-priority state and watchdog counters: struct tc_pfcwd_xstats. */
+/*
+ * Per-priority state and watchdog counters: struct tc_pfcwd_xstats.  The
+ * port's, so only the qdisc the user added gives them, not its leaves.
+ */
 static int pfcwd_sched_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 {
 	struct pfcwd_sched *q = qdisc_priv(sch);
@@ -587,6 +677,8 @@ static int pfcwd_sched_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	struct tc_pfcwd_xstats st;
 	int p;
 
+	if (q->role == PFCWD_SCHED_LEAF || !port)
+		return 0;
 	memset(&st, 0, sizeof(st));
 	mutex_lock(&port->lock);
 	for (p = 0; p < PFCWD_NUM_PRIO; p++) {
@@ -608,7 +700,56 @@ static int pfcwd_sched_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	return gnet_stats_copy_app(d, &st, sizeof(st));
 }
 
-/* Classes: band P is class MAJOR:P+1; the class handle is P+1. */
+/*
+ * Adds band @prio's counters to the sums: bytes and packets, drops and
+ * backlog, queue length.  RTNL held; takes the root lock the datapath
+ * writes them under.
+ */
+void pfcwd_sched_band_stats(struct Qdisc *sch, unsigned int prio,
+			    struct gnet_stats_basic_sync *bstats,
+			    struct gnet_stats_queue *qstats, __u32 *qlen)
+{
+	struct pfcwd_sched *q = qdisc_priv(sch);
+	struct pfcwd_band *b = &q->bands[prio];
+
+	spinlock_t *lock = qdisc_root_sleeping_lock(sch);
+
+	spin_lock_bh(lock);
+	gnet_stats_add_basic(bstats, NULL, &b->bstats, true);
+	gnet_stats_add_queue(qstats, NULL, &b->qstats);
+	*qlen += b->q.qlen;
+	spin_unlock_bh(lock);
+}
+
+/**
+ * pfcwd_sched_kick - have the qdiscs of @dev look at their bands again
+ * @dev: the device, alive (RTNL held and its port not dead)
+ *
+ * For a priority the watchdog starts dropping: its queued packets are
+ * dropped at the next dequeue, which a TX queue that stays stopped (the
+ * priority still paused, pfc_en untouched) would otherwise never run.
+ * Process context.
+ */
+void pfcwd_sched_kick(struct net_device *dev)
+{
+	struct Qdisc *q;
+	unsigned int i;
+
+	ASSERT_RTNL();
+	local_bh_disable();
+	for (i = 0; i < dev->real_num_tx_queues; i++) {
+		q = rtnl_dereference(netdev_get_tx_queue(dev, i)->qdisc);
+		if (!(q->flags & TCQ_F_BUILTIN))
+			__netif_schedule(q);
+	}
+	local_bh_enable();
+}
+
+/*
+ * Classes: priority P is class MAJOR:P+1, the class handle P+1.  Its
+ * counters are its band's; under the multiqueue root the sums of that band
+ * over every TX queue's leaf.
+ */
 
 static unsigned long pfcwd_class_find(struct Qdisc *sch, u32 classid)
 {
@@ -645,10 +786,17 @@ static int pfcwd_class_dump_stats(struct Qdisc *sch, unsigned long cl,
 				  struct gnet_dump *d)
 {
 	struct pfcwd_sched *q = qdisc_priv(sch);
-	struct pfcwd_band *b = &q->bands[cl - 1];
+	struct gnet_stats_basic_sync bstats;
+	struct gnet_stats_queue qstats = {};
+	__u32 qlen = 0;
 
-	if (gnet_stats_copy_basic(d, NULL, &b->bstats, true) < 0 ||
-	    gnet_stats_copy_queue(d, NULL, &b->qstats, b->q.qlen) < 0)
+	gnet_stats_basic_sync_init(&bstats);
+	if (q->role == PFCWD_SCHED_ROOT)
+		pfcwd_mq_prio_stats(sch, cl - 1, &bstats, &qstats, &qlen);
+	else
+		pfcwd_sched_band_stats(sch, cl - 1, &bstats, &qstats, &qlen);
+	if (gnet_stats_copy_basic(d, NULL, &bstats, true) < 0 ||
+	    gnet_stats_copy_queue(d, NULL, &qstats, qlen) < 0)
 		return -1;
 	return 0;
 }
@@ -661,6 +809,7 @@ static const struct Qdisc_class_ops pfcwd_class_ops = {
 	.dump_stats	= pfcwd_class_dump_stats,
 };
 
+/* The qdisc the user adds: the root or single role. */
 static struct Qdisc_ops pfcwd_qdisc_ops __read_mostly = {
 	.cl_ops		= &pfcwd_class_ops,
 	.id		= "pfcwd",
@@ -672,8 +821,27 @@ static struct Qdisc_ops pfcwd_qdisc_ops __read_mostly = {
 	.reset		= pfcwd_sched_reset,
 	.destroy	= pfcwd_sched_destroy,
 	.change		= pfcwd_sched_change,
+	.attach		= pfcwd_sched_attach,
+	.change_real_num_tx = pfcwd_sched_change_real_num_tx,
 	.dump		= pfcwd_sched_dump,
 	.dump_stats	= pfcwd_sched_dump_stats,
+	.owner		= THIS_MODULE,
+};
+
+/*
+ * The band queue of one TX queue under a multiqueue root; not registered
+ * (only the root creates it), shown as "pfcwd" too.
+ */
+struct Qdisc_ops pfcwd_leaf_ops __read_mostly = {
+	.id		= "pfcwd",
+	.priv_size	= sizeof(struct pfcwd_sched),
+	.enqueue	= pfcwd_sched_enqueue,
+	.dequeue	= pfcwd_sched_dequeue,
+	.peek		= pfcwd_sched_peek,
+	.init		= pfcwd_leaf_init,
+	.reset		= pfcwd_sched_reset,
+	.destroy	= pfcwd_leaf_destroy,
+	.dump		= pfcwd_sched_dump,
 	.owner		= THIS_MODULE,
 };
 

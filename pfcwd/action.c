@@ -324,9 +324,13 @@ static void pfcwd_action_apply(struct pfcwd_port *port, int prio, bool tx)
 	 * The datapath first: leaving pfc_en wakes the priority's TX queue,
 	 * and what was queued must meet the action, not go out as before.
 	 */
-	if (!tx)
+	if (!tx) {
 		WRITE_ONCE(pp->dp_action, action == PFCWD_ACTION_DROP ?
 			   PFCWD_DP_DROP : PFCWD_DP_FORWARD);
+		/* What is queued behind a queue that stays stopped, too. */
+		if (action == PFCWD_ACTION_DROP)
+			pfcwd_sched_kick(port->dev);
+	}
 	/* Software PFC: a band held by a pause is no longer held. */
 	pfcwd_swpfc_kick(port);
 	/*
