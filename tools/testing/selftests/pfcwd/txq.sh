@@ -1,0 +1,248 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The per-TX-queue datapath: on a pfcsim port with TX rings (its queues stop
+# inside ndo_start_xmit when a ring fills, and a paused traffic class's
+# ring does not drain), pktgen saturates priorities 3 and 5 through
+# "tc qdisc add dev X root pfcwd" and the link partner pauses priority 3.
+# A paused priority must hold back no other: with action alert priority 5
+# keeps at least 90 % of its pre-storm rate on the wire, with drop nothing
+# of it is lost.  The same with two queues per traffic class and with four
+# traffic classes for eight priorities; and the qdisc's layout (one leaf
+# per TX queue, hidden; the root and its classes showing the sums).
+#
+# Rates come from the wire (pfcsim's tx_prioP_packets, counted when a frame
+# leaves its ring), over 1 s windows.  The link is 100 Mb/s and frames are
+# 1000 bytes: about 12200 frames/s for the whole link, which pktgen
+# saturates easily even under qemu's emulation.
+
+. "$(dirname "$0")/lib.sh"
+
+PG=/proc/net/pktgen
+DEV=tq0
+DFS=$PFCSIM_DFS/$DEV
+LINK_MBPS=100
+PKT=1000
+# Frames per second the link carries: 8 bits per byte, 24 bytes of
+# preamble, inter-frame gap and FCS on top of each frame.
+LINK_FPS=$((LINK_MBPS * 1000000 / ((PKT + 24) * 8)))
+
+pgset() {
+	echo "$2" > "$1" || fail "pktgen: cannot write '$2' to $1"
+	if [ "$1" != $PG/pgctrl ] && ! grep -q '^Result: OK' "$1"; then
+		fail "pktgen: '$2': $(grep '^Result' "$1")"
+	fi
+}
+
+# A pfcsim port with rings of 64 descriptors on a 100 Mb/s link, PFC on for
+# 3 and 5; "$@" first (e.g. a channel count) before the qdisc is added.
+setup() {
+	load_mod pfcwd
+	modprobe pktgen || skip "no pktgen in this kernel"
+	[ -e /sys/class/net/$DEV ] && pfcsim_del $DEV
+	pfcsim_new $DEV
+	[ -e $DFS/tx_ring ] || fail "pfcsim has no tx_ring"
+	echo 64 > $DFS/tx_ring || fail "tx_ring"
+	echo $LINK_MBPS > $DFS/link_mbps || fail "link_mbps"
+	dcb_set pfc set dev $DEV prio-pfc 3:on 5:on || fail "dcb"
+}
+
+# pktgen thread 0 sends priority $1 on $DEV, every $2 ns (0: as fast as it
+# can).  Several calls: one device entry per priority.
+pg_flow() {
+	local e=$DEV@$1
+
+	pgset $PG/kpktgend_0 "add_device $e"
+	for c in "count 0" "pkt_size $PKT" "delay $2" "clone_skb 0" \
+		 "skb_priority $1" "dst 198.51.100.2" "dst_mac 02:00:00:00:00:02" \
+		 "xmit_mode queue_xmit"; do
+		pgset $PG/"$e" "$c"
+	done
+}
+
+pg_start() { echo start > $PG/pgctrl & PG_PID=$!; sleep 0.3; }
+
+pg_stop() {
+	echo stop > $PG/pgctrl
+	wait "$PG_PID" 2>/dev/null
+	pgset $PG/kpktgend_0 rem_device_all
+}
+
+# pktgen's count of packets it handed over for priority $1 ("sofar").
+pg_sent() { awk '$1 == "pkts-sofar:" { print $2 }' "$PG/$DEV@$1"; }
+pg_errors() { awk '$3 == "errors:" { print $4 }' "$PG/$DEV@$1"; }
+
+tx() { ethtool_stat $DEV "tx_prio$1_packets"; }
+
+# Frames of priorities $@ that left the wire in the next second: "N N".
+wire_rate() {
+	local p a=() b=() out=""
+
+	for p in "$@"; do a+=("$(tx "$p")"); done
+	sleep 1
+	for p in "$@"; do b+=("$(tx "$p")"); done
+	for ((p = 0; p < $#; p++)); do out="$out $((b[p] - a[p]))"; done
+	echo "${out# }"
+}
+
+# Fails unless $1 >= $3 % of $2.
+expect_share() {
+	[ $(($1 * 100)) -ge $(($2 * $3)) ] ||
+		fail "$4: $1 frames/s, less than $3 % of $2"
+}
+
+# Saturating 3 and 5 (and $2, a priority of 3's traffic class, if given),
+# storm on 3 with action alert: 5 keeps >= 90 % of its rate before.
+saturate_alert() {
+	local before during held=${2:-}
+
+	tc qdisc add dev $DEV root handle 1: pfcwd detect 200 restore 200 \
+		action alert lossless 3,5 || fail "add"
+	pg_flow 3 0
+	pg_flow 5 0
+	[ -n "$held" ] && pg_flow "$held" 0
+	pg_start
+	before=$(wire_rate 3 5)
+	log "$1: before the storm, frames/s of 3 and 5: $before (link: $LINK_FPS)"
+	[ "${before% *}" -gt 0 ] && [ "${before#* }" -gt 0 ] ||
+		fail "both priorities did not flow before the storm: $before"
+	echo 3 > $DFS/rx_storm
+	wait_stat $DEV 3 state stormed 3
+	during=$(wire_rate 3 5 ${held:+"$held"})
+	log "$1: during the storm, frames/s of 3 and 5${held:+ and $held}: $during"
+	echo > $DFS/rx_storm
+	pg_stop
+	expect_eq "$(echo "$during" | cut -d' ' -f1)" 0 "priority 3 is paused: nothing of it left"
+	expect_share "$(echo "$during" | cut -d' ' -f2)" "${before#* }" 90 \
+		"priority 5 during the storm"
+	[ -n "$held" ] && expect_eq "$(echo "$during" | cut -d' ' -f3)" 0 \
+		"priority $held shares 3's paused traffic class: held"
+	expect_eq "$(cat $DFS/tx_busy)" 0 "xmit called on a full ring"
+	pfcsim_del $DEV
+}
+
+test_saturation_alert() {
+	setup
+	saturate_alert "8 TCs, a queue each"
+}
+
+test_saturation_channels() {
+	setup
+	ethtool -L $DEV tx 2 || fail "ethtool -L tx 2"
+	expect_eq "$(ls -d /sys/class/net/$DEV/queues/tx-* | wc -l)" 16 "TX queues"
+	saturate_alert "8 TCs, 2 queues each"
+}
+
+test_saturation_fewer_tcs() {
+	setup
+	echo "0 0 1 1 2 2 3 3" > $DFS/prio_tc || fail "prio_tc"
+	saturate_alert "4 TCs for 8 priorities" 2
+}
+
+# Drop: pktgen offers 3 and 5 at a third of the link each (no loss before
+# the storm), band limit 100: the old single queue held 5 behind 3's
+# stopped queue for T0, more than 100 frames of 5.  Nothing of 5 is lost.
+test_drop_loses_nothing_else() {
+	local gap=$((3 * 1000000000 / LINK_FPS)) sent5 wire5 errs5 d5
+
+	setup
+	tc qdisc add dev $DEV root handle 1: pfcwd detect 200 restore 200 \
+		action drop lossless 3,5 limit 100 || fail "add"
+	pg_flow 3 $gap
+	pg_flow 5 $gap
+	pg_start
+	sleep 0.7
+	echo 3 > $DFS/rx_storm
+	wait_stat $DEV 3 state stormed 3
+	sleep 1
+	echo > $DFS/rx_storm
+	wait_stat $DEV 3 state operational 3
+	sleep 0.5
+	sent5=$(pg_sent 5)
+	errs5=$(pg_errors 5)
+	pg_stop
+	sleep 0.5	# the rings drain
+	wire5=$(tx 5)
+	d5=$(class_stats $DEV 1:6)
+	log "priority 5: pktgen handed over $sent5 (errors $errs5), the wire carried $wire5, class 1:6: $d5"
+	log "priority 3: class 1:4: $(class_stats $DEV 1:4), dropped by the watchdog: $(pstat $DEV 3 tx_dropped)"
+	expect_eq "$errs5" 0 "priority 5 refused by the qdisc"
+	expect_eq "$(echo "$d5" | cut -d' ' -f2)" 0 "priority 5 dropped"
+	[ "$wire5" -ge "$sent5" ] || fail "priority 5: $sent5 sent, $wire5 on the wire"
+	[ "$(pstat $DEV 3 tx_dropped)" -gt 0 ] || fail "nothing of priority 3 dropped"
+	pfcsim_del $DEV
+}
+
+# The layout: one hidden leaf per TX queue, the root's counters and classes
+# the sums of theirs; gone with the root; a single-queue device has none.
+test_layout() {
+	local n leaves
+
+	setup
+	ethtool -L $DEV tx 2 || fail "ethtool -L tx 2"
+	tc qdisc add dev $DEV root handle 1: pfcwd || fail "add"
+	expect_eq "$(tc qdisc show dev $DEV | grep -c '^qdisc')" 1 "qdiscs shown"
+	leaves=$(tc qdisc show dev $DEV invisible | awk '$2 == "pfcwd" && $4 == "parent" { print $5 }' |
+		 sort -t: -k2 -n | tr '\n' ' ')
+	n=$(echo "$leaves" | wc -w)
+	log "leaves: $leaves"
+	expect_eq "$n" 16 "hidden leaves, one per TX queue"
+	# Unpaced, counted: a burst per priority.
+	for p in 1 6; do
+		pg_flow $p 0
+		pgset $PG/$DEV@$p "count 500"
+	done
+	echo start > $PG/pgctrl
+	pgset $PG/kpktgend_0 rem_device_all
+	sleep 0.5
+	expect_eq "$(class_stats $DEV 1:2 | cut -d' ' -f1)" 500 "class 1:2 (priority 1) sent"
+	expect_eq "$(class_stats $DEV 1:7 | cut -d' ' -f1)" 500 "class 1:7 (priority 6) sent"
+	expect_eq "$(tc -s qdisc show dev $DEV | awk '$1 == "Sent" { print $4; exit }')" 1000 \
+		"root: the leaves' sum"
+	expect_eq "$(tx 1)/$(tx 6)" "500/500" "on the wire"
+	# Fewer real queues: the unused leaves are not listed.
+	ethtool -L $DEV tx 1 || fail "ethtool -L tx 1"
+	expect_eq "$(tc qdisc show dev $DEV invisible | grep -c 'parent 1:')" 8 \
+		"leaves of the 8 real queues"
+	tc qdisc replace dev $DEV root handle 2: mq || fail "replace by mq"
+	expect_eq "$(tc qdisc show dev $DEV invisible | grep -c pfcwd)" 0 "leaves after replace"
+	tc qdisc replace dev $DEV root handle 1: pfcwd || fail "pfcwd again"
+	tc qdisc del dev $DEV root || fail "delete"
+	expect_eq "$(tc qdisc show dev $DEV invisible | grep -c pfcwd)" 0 "leaves after delete"
+	tc qdisc add dev $DEV root handle 1: pfcwd || fail "add again"
+	pfcsim_del $DEV
+	ip link add tqv0 type veth peer name tqv1 || fail "veth"
+	tc qdisc add dev tqv0 root handle 1: pfcwd || fail "add on veth"
+	expect_eq "$(tc qdisc show dev tqv0 invisible | grep -c pfcwd)" 1 \
+		"single-queue device: the qdisc alone"
+	ip link del tqv0
+}
+
+# The module goes while leaves hold traffic of a drop storm.
+test_unload_mid_storm() {
+	setup
+	tc qdisc add dev $DEV root handle 1: pfcwd detect 100 restore 100 \
+		action drop lossless 3,5 || fail "add"
+	pg_flow 3 0
+	pg_flow 5 0
+	pg_start
+	echo 3 > $DFS/rx_storm
+	wait_stat $DEV 3 state stormed 3
+	pg_stop
+	tc qdisc del dev $DEV root || fail "delete"
+	unload_mod pfcwd
+	expect_eq "$(pfc_on $DEV)" "3 5" "pfc_en back"
+	echo > $DFS/rx_storm
+	pfcsim_del $DEV
+}
+
+TESTS=(
+	"test_saturation_alert	txq: saturated 3 and 5, 3 paused (alert): 5 keeps its rate"
+	"test_saturation_channels	txq: the same with 2 TX queues per traffic class"
+	"test_saturation_fewer_tcs	txq: the same with 4 traffic classes for 8 priorities"
+	"test_drop_loses_nothing_else	txq: 3 paused (drop): nothing of 5 lost"
+	"test_layout	txq: one hidden leaf per TX queue, sums at the root and classes"
+	"test_unload_mid_storm	txq: qdisc deleted and module unloaded mid drop storm"
+)
+
+tap_main "$@"
