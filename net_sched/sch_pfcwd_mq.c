@@ -50,13 +50,20 @@
 
 #include "sch_pfcwd.h"
 
-/* The leaf grafted on TX queue @i (attached), or NULL. */
-static struct Qdisc *pfcwd_mq_leaf(struct net_device *dev, unsigned int i)
+/*
+ * Root @sch's leaf on TX queue @i, or NULL: before attach (the creation
+ * notification) the queue still has the previous root's qdisc.
+ */
+static struct Qdisc *pfcwd_mq_leaf(struct Qdisc *sch, unsigned int i)
 {
+	struct net_device *dev = qdisc_dev(sch);
 	struct Qdisc *leaf;
 
 	leaf = rtnl_dereference(netdev_get_tx_queue(dev, i)->qdisc_sleeping);
-	return leaf && leaf->ops == &pfcwd_leaf_ops ? leaf : NULL;
+	if (!leaf || leaf->ops != &pfcwd_leaf_ops ||
+	    TC_H_MAJ(leaf->parent) != TC_H_MAJ(sch->handle))
+		return NULL;
+	return leaf;
 }
 
 /**
@@ -151,7 +158,7 @@ void pfcwd_mq_set_limit(struct Qdisc *sch, u32 limit)
 
 	q->limit = limit;
 	for (i = 0; i < dev->num_tx_queues; i++) {
-		leaf = pfcwd_mq_leaf(dev, i);
+		leaf = pfcwd_mq_leaf(sch, i);
 		if (leaf)
 			pfcwd_sched_set_limit(leaf, limit);
 	}
@@ -168,7 +175,7 @@ void pfcwd_mq_sum(struct Qdisc *sch)
 	gnet_stats_basic_sync_init(&sch->bstats);
 	memset(&sch->qstats, 0, sizeof(sch->qstats));
 	for (i = 0; i < dev->num_tx_queues; i++) {
-		leaf = pfcwd_mq_leaf(dev, i);
+		leaf = pfcwd_mq_leaf(sch, i);
 		if (!leaf)
 			continue;
 		spin_lock_bh(qdisc_lock(leaf));
@@ -189,7 +196,7 @@ void pfcwd_mq_prio_stats(struct Qdisc *sch, unsigned int prio,
 	unsigned int i;
 
 	for (i = 0; i < dev->num_tx_queues; i++) {
-		leaf = pfcwd_mq_leaf(dev, i);
+		leaf = pfcwd_mq_leaf(sch, i);
 		if (leaf)
 			pfcwd_sched_band_stats(leaf, prio, bstats, qstats, qlen);
 	}
@@ -203,12 +210,12 @@ void pfcwd_mq_change_real_num_tx(struct Qdisc *sch, unsigned int new_real_tx)
 	unsigned int i;
 
 	for (i = new_real_tx; i < dev->real_num_tx_queues; i++) {
-		leaf = pfcwd_mq_leaf(dev, i);
+		leaf = pfcwd_mq_leaf(sch, i);
 		if (leaf)
 			qdisc_hash_del(leaf);
 	}
 	for (i = dev->real_num_tx_queues; i < new_real_tx; i++) {
-		leaf = pfcwd_mq_leaf(dev, i);
+		leaf = pfcwd_mq_leaf(sch, i);
 		if (leaf)
 			qdisc_hash_add(leaf, true);
 	}
