@@ -1,25 +1,35 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sch_pfcwd - the PFC-aware qdisc of pfcwd.
+ * sch_pfcwd - the PFC-aware qdisc of pfcwd: its band queue.
  *
  * Eight FIFO bands, one per IEEE 802.1p priority, served in strict priority
- * order: band 7 first, band 0 last - except that a band whose head packet's
- * TX queue is stopped (the priority is paused) is passed over, so that
- * nothing behind a paused priority waits.  On a device with traffic
- * classes, packets are steered to a TX queue of their priority's class.
- * A packet's band is its priority: the class its skb->priority names
- * (MAJOR:1..MAJOR:8 of this qdisc), else the PCP of a VLAN-tagged frame,
- * else skb->priority when it is 0..7; anything else is best effort, band 0.  Each band
- * holds at most "limit" packets (default: the device's tx_queue_len when
- * the qdisc is created); a packet arriving at a full band is dropped and
- * counted against that band.
+ * order: band 7 first, band 0 last.  A packet's band is its priority: the
+ * class its skb->priority names (MAJOR:1..MAJOR:8 of the qdisc the user
+ * added), else the PCP of a VLAN-tagged frame, else skb->priority when it
+ * is 0..7; anything else is best effort, band 0.  Each band holds at most
+ * "limit" packets (default: the device's tx_queue_len when the qdisc is
+ * created); a packet arriving at a full band is dropped and counted
+ * against that band.
+ *
+ * Roles (struct pfcwd_sched.role, sch_pfcwd.h).  As the root of a
+ * multiqueue device the qdisc the user adds is a ROOT (sch_pfcwd_mq.c):
+ * it holds no packets and grafts a LEAF band queue, pfcwd_leaf_ops, on
+ * every TX queue, so that a queue stopped by a pause holds back only
+ * itself.  A LEAF is its TX queue's root qdisc (TCQ_F_ONETXQUEUE): the
+ * core does not dequeue it while the queue is stopped.  Anywhere else (a
+ * single-queue device, or under another qdisc) the qdisc is a SINGLE band
+ * queue for all TX queues: it passes over a band whose head packet's TX
+ * queue is stopped (the priority is paused), so that nothing behind a
+ * paused priority waits, and on a device with traffic classes steers a
+ * packet to a TX queue of its priority's class.
  *
  * Band P is class MAJOR:P+1, so "tc -s class show" lists eight classes with
  * their own byte, packet, drop and backlog counters.
  *
  * The watchdog (pfcwd/) tells the datapath what to do with a stormed
  * priority through port->prio[P].dp_action, read with READ_ONCE: DROP
- * empties the band at the next dequeue and drops new packets, FORWARD
+ * drops new packets and empties the band (at once through
+ * pfcwd_sched_drop_queued(), else at the next dequeue), FORWARD
  * only counts what goes out.  Those drops and forwards are counted in the
  * port (atomics, written only while mitigating); the fast path adds one
  * read per packet and nothing else.
@@ -43,18 +53,20 @@
  *
  * Locking and context:
  *  - enqueue, dequeue, peek and reset run with the qdisc root lock held
- *    (softirq or process context with BH disabled); they alone touch the
- *    band queues and counters, and arm the qdisc watchdog.  The watchdog's
- *    hrtimer (hard irq) only reschedules the root qdisc, never takes its
- *    lock.
+ *    (softirq or process context with BH disabled) - a LEAF's own lock,
+ *    one per TX queue; they touch the band queues and counters, and arm
+ *    the qdisc watchdog.  The watchdog's hrtimer (hard irq) only
+ *    reschedules the root qdisc, never takes its lock.  Under RTNL in
+ *    process context, pfcwd_sched_drop_queued() (the watchdog starting a
+ *    drop) and the statistics sums take that same lock, with BH disabled,
+ *    one band queue at a time.
  *  - init, change, destroy, dump, dump_stats and the class operations run
  *    under RTNL in process context.  change takes the root lock
  *    (sch_tree_lock) before it touches anything the datapath reads.  The
  *    port's configuration and state machines are read and changed under
  *    port->lock (a mutex, taken after RTNL), never under the root lock.
- *    The class dumps read counters that the datapath writes: byte/packet
- *    counters through u64_stats, the rest as snapshots, as every qdisc
- *    does.
+ *    The class dumps read the counters the datapath writes under the
+ *    root lock (bytes and packets through u64_stats too).
  */
 #include <linux/if_vlan.h>
 #include <linux/kernel.h>
@@ -69,6 +81,8 @@
 #include <uapi/linux/pfcwd.h>
 
 #include "sch_pfcwd.h"
+
+static struct Qdisc_ops pfcwd_qdisc_ops;
 
 static struct netlink_range_validation pfcwd_limit_range = {
 	.min = 1,
@@ -259,7 +273,9 @@ static struct pfcwd_band *pfcwd_sched_next(struct Qdisc *sch, bool flush,
 		}
 		if (unlikely(pfcwd_sched_sw_paused(q, prio, act, &now, &wake)))
 			continue;
-		if (netif_xmit_stopped(skb_get_tx_queue(dev, b->q.head)))
+		/* A leaf is not dequeued while its one TX queue is stopped. */
+		if (q->role != PFCWD_SCHED_LEAF &&
+		    netif_xmit_stopped(skb_get_tx_queue(dev, b->q.head)))
 			continue;
 		*action = act;
 		return b;
@@ -722,27 +738,41 @@ void pfcwd_sched_band_stats(struct Qdisc *sch, unsigned int prio,
 }
 
 /**
- * pfcwd_sched_kick - have the qdiscs of @dev look at their bands again
+ * pfcwd_sched_drop_queued - drops what @dev's band queues hold for the
+ * priorities the watchdog now drops
  * @dev: the device, alive (RTNL held and its port not dead)
  *
- * For a priority the watchdog starts dropping: its queued packets are
- * dropped at the next dequeue, which a TX queue that stays stopped (the
- * priority still paused, pfc_en untouched) would otherwise never run.
- * Process context.
+ * New packets of such a priority are dropped at enqueue; those already
+ * queued would wait for the next dequeue, which never comes while their
+ * TX queue stays stopped (the priority still paused, pfc_en untouched: a
+ * leaf is not dequeued while its queue is stopped).  Takes each band
+ * queue's lock in turn.  A pfcwd qdisc under another qdisc is emptied at
+ * its next dequeue instead.  Process context.
  */
-void pfcwd_sched_kick(struct net_device *dev)
+void pfcwd_sched_drop_queued(struct net_device *dev)
 {
-	struct Qdisc *q;
+	struct pfcwd_sched *q;
+	struct Qdisc *sch;
 	unsigned int i;
+	unsigned long todo;
 
 	ASSERT_RTNL();
-	local_bh_disable();
-	for (i = 0; i < dev->real_num_tx_queues; i++) {
-		q = rtnl_dereference(netdev_get_tx_queue(dev, i)->qdisc);
-		if (!(q->flags & TCQ_F_BUILTIN))
-			__netif_schedule(q);
+	for (i = 0; i < dev->num_tx_queues; i++) {
+		sch = rtnl_dereference(netdev_get_tx_queue(dev, i)->qdisc_sleeping);
+		if (sch->ops != &pfcwd_leaf_ops && sch->ops != &pfcwd_qdisc_ops)
+			continue;
+		q = qdisc_priv(sch);
+		spin_lock_bh(qdisc_lock(sch));
+		todo = q->backlogged;
+		while (todo) {
+			unsigned int prio = __fls(todo);
+
+			todo &= ~BIT(prio);
+			if (pfcwd_sched_action(q, prio) == PFCWD_DP_DROP)
+				pfcwd_sched_flush(sch, q, prio);
+		}
+		spin_unlock_bh(qdisc_lock(sch));
 	}
-	local_bh_enable();
 }
 
 /*

@@ -97,11 +97,11 @@ int pfcwd_mq_init(struct Qdisc *sch, u32 limit,
 			return -ENOMEM;
 		q->leaves[i] = leaf;
 		/*
-		 * Its own root: nothing above it counts its backlog.  Not
-		 * TCQ_F_ONETXQUEUE: its dequeue must run while the queue is
-		 * stopped, to drop what the watchdog drops.
+		 * Its own root: nothing above it counts its backlog.  One TX
+		 * queue: the core neither dequeues it while that queue is
+		 * stopped nor checks each packet's queue when it bulks.
 		 */
-		leaf->flags |= TCQ_F_NOPARENT;
+		leaf->flags |= TCQ_F_ONETXQUEUE | TCQ_F_NOPARENT;
 		lq = qdisc_priv(leaf);
 		lq->port = pfcwd_port_get(dev);	/* the root's, under RTNL */
 		if (!lq->port)

@@ -329,7 +329,7 @@ static void pfcwd_action_apply(struct pfcwd_port *port, int prio, bool tx)
 			   PFCWD_DP_DROP : PFCWD_DP_FORWARD);
 		/* What is queued behind a queue that stays stopped, too. */
 		if (action == PFCWD_ACTION_DROP)
-			pfcwd_sched_kick(port->dev);
+			pfcwd_sched_drop_queued(port->dev);
 	}
 	/* Software PFC: a band held by a pause is no longer held. */
 	pfcwd_swpfc_kick(port);
