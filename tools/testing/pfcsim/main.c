@@ -3,11 +3,13 @@
  * pfcsim - a simulated lossless (DCB) NIC for testing pfcwd.
  *
  * Each port is an Ethernet net_device with eight TX queues and eight
- * traffic classes: priority P maps to traffic class P, which maps to TX
- * queue P.  Transmitted packets are counted per priority and freed.  The
- * link reports 100000 Mb/s full duplex.  The port has real IEEE DCB ops
- * (PFC, ETS, DCBX mode), so that "dcb pfc show dev NAME" reads its pause
- * counters: ieee_pfc.requests[P] counts pause frames sent for priority P,
+ * traffic classes by default: priority P maps to traffic class P, which
+ * maps to TX queue P (prio_tc and "ethtool -L" change this, see below).
+ * Transmitted packets are counted per priority and freed, at once or,
+ * with tx_ring, when they leave a TX ring drained at the link rate.  The
+ * link reports link_mbps (100000 Mb/s) full duplex.  The port has real
+ * IEEE DCB ops (PFC, ETS, DCBX mode), so that "dcb pfc show dev NAME" reads
+ * its pause counters: ieee_pfc.requests[P] counts pause frames sent for priority P,
  * ieee_pfc.indications[P] pause frames received.  ethtool -S shows the same
  * as tx_prioP_pause and rx_prioP_pause, next to tx_prioP_packets and
  * rx_prioP_packets.
@@ -20,8 +22,12 @@
  *   rx_storm		priority list: the link partner pauses these
  *			priorities continuously.  indications[P] rises at
  *			pause_rate while P is in pfc_en (or always, with
- *			count_when_disabled); while P is in pfc_en TX queue P
- *			is stopped, as hardware honouring the pause would.
+ *			count_when_disabled).  While P is in pfc_en its
+ *			traffic class (prio_tc[P]) is paused, as hardware
+ *			honouring the pause would: with tx_ring 0 every TX
+ *			queue of that class is stopped; with rings, those
+ *			queues' rings stop draining (the queues stop by
+ *			themselves once their rings are full).
  *   tx_storm		priority list: this NIC emits pause for these
  *			priorities (requests[P] rises at pause_rate while P
  *			is in pfc_en) and its receive path is stalled:
@@ -116,6 +122,55 @@
  *			rvu-nicpf), so that pfcwd's driver profiles (looked up
  *			by drvinfo.driver when its port is created) apply;
  *			with ideal or custom, "pfcsim".
+ * Transmit path and queue layout (profile writes leave these alone):
+ *   tx_ring		0..4096 (0): descriptors per TX queue.  0: every
+ *			frame leaves at once, counted in xmit.  Otherwise each
+ *			TX queue has a ring of that many descriptors: xmit
+ *			puts the frame in its queue's ring (keeping only its
+ *			length and priority; the skb is freed at once) and,
+ *			when that fills the ring, stops the queue with
+ *			netif_tx_stop_queue(), as real drivers do.  A frame
+ *			counts in tx_prioP_packets/bytes and the device's tx
+ *			statistics when it leaves its ring.  The link sends
+ *			(len + 24) * 8 bits per frame (preamble, SFD, IFG and
+ *			FCS: 24 bytes) at link_mbps, shared frame by frame,
+ *			round robin, among the rings that have frames and
+ *			whose traffic class is not paused; a paused class's
+ *			rings keep their frames.  A queue stopped because its
+ *			ring was full is woken (netif_tx_wake_queue) once the
+ *			ring is at most half full.  Any write (even of the
+ *			same value) empties every ring, counting nothing, and
+ *			wakes the queues stopped because their ring was full
+ *			(but for those a pause stops with tx_ring 0).  While
+ *			the port is down the rings are empty and xmit drops
+ *			frames uncounted.
+ *   tx_ring_depth	read: the frames in each real TX queue's ring, space
+ *			separated, queue 0 first.
+ *   tx_busy		read: xmit calls on a full ring, answered with
+ *			NETDEV_TX_BUSY (the queue is then stopped too); 0 as
+ *			long as the stack honours stopped queues.
+ *   link_mbps		10..400000 (100000): the link rate in Mb/s, reported by
+ *			get_link_ksettings (ethtool) and the rate the rings
+ *			drain at (from the next drain tick on).
+ *   prio_tc		write 8 traffic classes 0-7, one per priority 0-7,
+ *			single spaces ("0 0 1 1 2 2 3 3"): the priority to
+ *			traffic class map; num_tc is the highest + 1, and
+ *			every class 0..highest must be used by some priority.
+ *			Reads back the 8 numbers ("0 1 2 3 4 5 6 7" at
+ *			creation).  Applied with netdev_set_num_tc(),
+ *			netdev_set_prio_tc_map() and netdev_set_tc_queue()
+ *			under RTNL; empties the rings like tx_ring.  It is
+ *			not the ETS prio_tc of "dcb ets", which is kept apart.
+ *   "ethtool -L NAME tx N" (get/set_channels): N = 1..4 (1) TX queues per
+ *			traffic class, as mlx5's channels: real_num_tx_queues
+ *			is num_tc * N (the device has 32), class t owning
+ *			queues [t * N, (t + 1) * N).  rx stays 1 (fixed);
+ *			combined and other are 0.  Empties the rings like
+ *			tx_ring.
+ *   A transmitted frame's priority, for tx_prioP_*, is its VLAN PCP if it
+ *   is tagged (in the skb or in the frame), else the lowest priority
+ *   mapped to its queue's traffic class (the queue number with the
+ *   default layout).
  * Priority lists are "3,4", "0-2,5" or empty ("echo > rx_storm" ends a
  * storm).  A bad write fails with -EINVAL and changes nothing.
  *
@@ -127,6 +182,15 @@
  * same way (nanoseconds, rising while P is in rx_storm and pfc_en).  The
  * copy that stats_period_ms and stats_refresh_on_read report is a
  * snapshot of these at the time it was taken.
+ *
+ * The rings drain on a timer: drain_timer (an hrtimer, softirq), started
+ * when a ring that is not paused gets a frame (or is unpaused with frames)
+ * and ticking every 250 us while some ring that is not paused has frames;
+ * no timer runs otherwise.  Each tick adds the elapsed time (at most
+ * 50 ms: a later tick loses the rest) times link_mbps to the link's
+ * credit in bits, and sends frames while the credit is positive (it may
+ * go below 0 by the last frame, which is then still on the wire); an idle
+ * link keeps no credit.
  *
  * Locking and context:
  *  - The push timer (hrtimer, softirq) reads ind_rising locklessly and
@@ -147,11 +211,14 @@
  *    bounce works.  The dcbnl ops are called in process context under RTNL
  *    (dcbnl, pfcwd): ieee_getpfc sleeps for getpfc_delay_us, outside
  *    port->lock, so it must not be called from atomic context.  TX queues
- *    are stopped and woken under port->lock, the queue's xmit lock nested
- *    inside; the transmit path never takes port->lock.  The carrier is
- *    turned on and off under port->lock (ndo_open/ndo_stop, a bouncing
- *    ieee_setpfc, the bounce work), so that the bounce work never turns
- *    on the carrier of a port that is down.  Nothing sleeps under it.
+ *    are stopped (tx_ring 0) and woken for pause under port->lock, the
+ *    queue's xmit lock nested inside; the transmit path never takes
+ *    port->lock.  With rings, xmit stops a queue whose ring is full and
+ *    the drain timer (or a reset of the rings) wakes it, under ring_lock.
+ *    The carrier is turned on and off under port->lock (ndo_open/ndo_stop,
+ *    a bouncing ieee_setpfc, the bounce work), so that the bounce work
+ *    never turns on the carrier of a port that is down.  Nothing sleeps
+ *    under it.
  *  - The knobs that decide which ethtool -S statistics exist (no_counters,
  *    pause_duration, so also profile) are written with RTNL held as well
  *    (debugfs handlers take RTNL, then port->lock), so that get_sset_count,
@@ -171,9 +238,39 @@
  *    them the only writer of the receive counters (u64_stats, updated with
  *    BH disabled).  Frames are passed up with netif_receive_skb() with BH
  *    disabled, in batches, rescheduling in between.
+ *  - port->ring_lock (a spinlock) protects the rings and their
+ *    descriptors, ring_size (tx_ring; written with RTNL and port->lock
+ *    held too, so that either is enough to read it), link_mbps,
+ *    ring_paused, ring_live, ring_dead, the drain state (draining,
+ *    credit, drain_last, rr), tx_busy and the per-priority TX counters
+ *    (u64_stats: every writer holds ring_lock).  It nests inside
+ *    port->lock and inside a TX queue's xmit lock; no other lock of
+ *    pfcsim, nor an xmit lock, is taken under it (netif_tx_stop_queue,
+ *    netif_tx_wake_queue and hrtimer_start are called under it).  Process
+ *    context takes it with BH disabled.
  *  - ndo_start_xmit runs with the TX queue's xmit lock held (softirq or
- *    process context, BH disabled); it is the only writer of its queue's
- *    counters (u64_stats) and takes no other lock.
+ *    process context, BH disabled) and takes ring_lock, never port->lock:
+ *    it counts the frame (tx_ring 0) or queues it, stops the queue when
+ *    its ring is full, and starts the drain timer if it is idle.
+ *  - pfcsim_drain_tick (drain_timer, softirq) takes only ring_lock; it
+ *    counts the frames that leave and wakes queues.  It re-arms itself
+ *    while a ring that is not paused has frames; "draining" (ring_lock)
+ *    says whether it is armed or running, and only a live port starts
+ *    it.  ndo_stop (RTNL) and port deletion clear ring_live and empty the
+ *    rings under ring_lock, then hrtimer_cancel() it with no lock held;
+ *    deletion also sets ring_dead (so that no ndo_open makes the rings
+ *    live again) and frees the descriptors before unregistering, and so
+ *    freeing, the device.
+ *  - The queue layout (prio_tc, the class of each queue's lowest
+ *    priority, channels, num_txq) is changed by the prio_tc write and
+ *    set_channels (ethtool, RTNL held), in process context: the netdev's
+ *    real_num_tx_queues and tc map under RTNL alone (they may sleep),
+ *    then the copy under port->lock and ring_lock; any of the three is
+ *    enough to read it.  tx_ring writes take RTNL, port->lock and
+ *    ring_lock, allocating the new descriptors (GFP_KERNEL) before and
+ *    freeing the old ones after.  Which queues are stopped by pause
+ *    (port->paused, tx_ring 0) and which rings are paused
+ *    (ring_paused) is set by pfcsim_apply_queues() under port->lock.
  *  - Readers of the packet counters (ndo_get_stats64, any context;
  *    ethtool) use the u64_stats retry loops.
  *  - port->dying is set (under pfcsim_lock) before a port's debugfs
