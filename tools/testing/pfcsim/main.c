@@ -9,10 +9,10 @@
  * with tx_ring, when they leave a TX ring drained at the link rate.  The
  * link reports link_mbps (100000 Mb/s) full duplex.  The port has real
  * IEEE DCB ops (PFC, ETS, DCBX mode), so that "dcb pfc show dev NAME" reads
- * its pause counters: ieee_pfc.requests[P] counts pause frames sent for priority P,
- * ieee_pfc.indications[P] pause frames received.  ethtool -S shows the same
- * as tx_prioP_pause and rx_prioP_pause, next to tx_prioP_packets and
- * rx_prioP_packets.
+ * its pause counters: ieee_pfc.requests[P] counts pause frames sent for
+ * priority P, ieee_pfc.indications[P] pause frames received.  ethtool -S
+ * shows the same as tx_prioP_pause and rx_prioP_pause, next to
+ * tx_prioP_packets and rx_prioP_packets.
  *
  * Control lives in debugfs, /sys/kernel/debug/pfcsim/:
  *   new_port		write NAME: create a port called NAME
