@@ -654,27 +654,20 @@ tx_sample() {
 # 50 ms late loses the time beyond) and at most 110 % (the link cannot send
 # more; 10 % for the uncertainty of when the counters were read).
 test_tx_ring_rate() {
-	local rate t0 t1 a0 a1 b0 b1 ms got ga gb
+	local rate t0 t1 a0 a1 b0 b1 ms ga gb
 
 	ring_setup 256 10
 	check ip link set $P txqueuelen 5000
 	rate=$(frame_rate 1500 10)		# 820 frames/s
-	send $P 0 3000 1500			# ~3.6 s of traffic
+	# 8000 frames: ~9.8 s of traffic, more than the two measurements take.
+	send $P 0 4000 1500
+	send $P 6 4000 1500
 	sleep 0.3
-	# Woken at half full, the queue refills the ring from the qdisc.
-	[ "$(depth $P 0)" -ge 128 ] || fail "ring 0 not filled: $(dfs_get $P tx_ring_depth)"
-	read -r t0 a0 b0 <<< "$(tx_sample $P 0 6)"
-	sleep 1
-	read -r t1 a1 b1 <<< "$(tx_sample $P 0 6)"
-	ms=$((t1 - t0))
-	got=$(((a1 - a0) * 1000 / ms))
-	log "one ring: $((a1 - a0)) frames in $ms ms: $got/s, link $rate/s"
-	[ "$got" -ge $((rate * 6 / 10)) ] && [ "$got" -le $((rate * 11 / 10)) ] ||
-		fail "drain rate $got/s, link $rate/s"
+	# Woken at half full, the queues refill the rings from the qdisc.
+	[ "$(depth $P 0)" -ge 128 ] && [ "$(depth $P 6)" -ge 128 ] ||
+		fail "rings not filled: $(dfs_get $P tx_ring_depth)"
 	# Two backlogged rings share the link: together the link rate, each
 	# at least 30 % of it (round robin, equal frames: half each).
-	send $P 6 3000 1500
-	sleep 0.3
 	read -r t0 a0 b0 <<< "$(tx_sample $P 0 6)"
 	sleep 1
 	read -r t1 a1 b1 <<< "$(tx_sample $P 0 6)"
@@ -686,10 +679,25 @@ test_tx_ring_rate() {
 		fail "drain rate of two rings $((ga + gb))/s, link $rate/s"
 	[ "$ga" -ge $(((ga + gb) * 3 / 10)) ] && [ "$gb" -ge $(((ga + gb) * 3 / 10)) ] ||
 		fail "unfair share: $ga/s and $gb/s"
-	# A faster link drains the rest quickly (6000 frames in all).
+	# TC 6 paused: its ring keeps its frames, ring 0 gets the whole link.
+	pfc_set $P 6:on
+	dfs_set $P rx_storm 6
+	sleep 0.3
+	read -r t0 a0 b0 <<< "$(tx_sample $P 0 6)"
+	sleep 1
+	read -r t1 a1 b1 <<< "$(tx_sample $P 0 6)"
+	ms=$((t1 - t0))
+	ga=$(((a1 - a0) * 1000 / ms))
+	log "one ring: $((a1 - a0)) frames in $ms ms: $ga/s, link $rate/s; paused: $((b1 - b0))"
+	[ "$ga" -ge $((rate * 6 / 10)) ] && [ "$ga" -le $((rate * 11 / 10)) ] ||
+		fail "drain rate $ga/s, link $rate/s"
+	expect_eq "$b1" "$b0" "tx_prio6_packets while paused"
+	expect_eq "$(depth $P 6)" 256 "paused ring 6"
+	# A faster link and the end of the storm drain the rest quickly.
 	dfs_set $P link_mbps 1000
-	wait_eq 3000 tx_pkts $P 0
-	wait_eq 3000 tx_pkts $P 6
+	dfs_set $P rx_storm ""
+	wait_eq 4000 tx_pkts $P 0
+	wait_eq 4000 tx_pkts $P 6
 	expect_eq "$(dfs_get $P tx_ring_depth)" "0 0 0 0 0 0 0 0" "rings empty"
 	expect_eq "$(dfs_get $P tx_busy)" 0 "tx_busy"
 }
