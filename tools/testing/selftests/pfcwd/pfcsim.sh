@@ -654,7 +654,7 @@ tx_sample() {
 # 50 ms late loses the time beyond) and at most 110 % (the link cannot send
 # more; 10 % for the uncertainty of when the counters were read).
 test_tx_ring_rate() {
-	local rate t0 t1 a0 a1 b0 b1 ms ga gb
+	local rate t0 t1 a0 a1 b0 b1 ms ga gb d6
 
 	ring_setup 256 10
 	check ip link set $P txqueuelen 5000
@@ -683,6 +683,7 @@ test_tx_ring_rate() {
 	pfc_set $P 6:on
 	dfs_set $P rx_storm 6
 	sleep 0.3
+	d6=$(depth $P 6)
 	read -r t0 a0 b0 <<< "$(tx_sample $P 0 6)"
 	sleep 1
 	read -r t1 a1 b1 <<< "$(tx_sample $P 0 6)"
@@ -692,7 +693,9 @@ test_tx_ring_rate() {
 	[ "$ga" -ge $((rate * 6 / 10)) ] && [ "$ga" -le $((rate * 11 / 10)) ] ||
 		fail "drain rate $ga/s, link $rate/s"
 	expect_eq "$b1" "$b0" "tx_prio6_packets while paused"
-	expect_eq "$(depth $P 6)" 256 "paused ring 6"
+	# Stopped (it had been full) and not drained: it keeps its frames.
+	expect_eq "$(depth $P 6)" "$d6" "paused ring 6"
+	[ "$d6" -gt 128 ] || fail "paused ring 6 holds $d6 frames"
 	# A faster link and the end of the storm drain the rest quickly.
 	dfs_set $P link_mbps 1000
 	dfs_set $P rx_storm ""
