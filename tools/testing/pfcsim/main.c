@@ -1182,18 +1182,20 @@ static netdev_tx_t pfcsim_start_xmit(struct sk_buff *skb,
 	txq = netdev_get_tx_queue(dev, qid);
 	ring = &port->ring[qid];
 	spin_lock(&port->ring_lock);
-	prio = pfcsim_tx_prio(port, skb, qid);
-	if (!port->ring_size) {
-		pfcsim_count_tx(port, prio, skb->len);
-	} else if (!port->ring_live) {
-		/* Going down or away: dropped, not counted. */
-	} else if (ring->count >= port->ring_size) {
+	if (port->ring_size && port->ring_live &&
+	    ring->count >= port->ring_size) {
 		/* Only a caller ignoring the stopped queue gets here. */
 		port->tx_busy++;
 		ring->stopped = true;
 		netif_tx_stop_queue(txq);
 		spin_unlock(&port->ring_lock);
 		return NETDEV_TX_BUSY;
+	}
+	prio = pfcsim_tx_prio(port, skb, qid);
+	if (!port->ring_size) {
+		pfcsim_count_tx(port, prio, skb->len);
+	} else if (!port->ring_live) {
+		/* Going down or away: dropped, not counted. */
 	} else {
 		d = &port->desc[qid * port->ring_size +
 				(ring->head + ring->count) % port->ring_size];
