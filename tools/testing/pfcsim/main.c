@@ -3,14 +3,16 @@
  * pfcsim - a simulated lossless (DCB) NIC for testing pfcwd.
  *
  * Each port is an Ethernet net_device with eight TX queues and eight
- * traffic classes: priority P maps to traffic class P, which maps to TX
- * queue P.  Transmitted packets are counted per priority and freed.  The
- * link reports 100000 Mb/s full duplex.  The port has real IEEE DCB ops
- * (PFC, ETS, DCBX mode), so that "dcb pfc show dev NAME" reads its pause
- * counters: ieee_pfc.requests[P] counts pause frames sent for priority P,
- * ieee_pfc.indications[P] pause frames received.  ethtool -S shows the same
- * as tx_prioP_pause and rx_prioP_pause, next to tx_prioP_packets and
- * rx_prioP_packets.
+ * traffic classes by default: priority P maps to traffic class P, which
+ * maps to TX queue P (prio_tc and "ethtool -L" change this, see below).
+ * Transmitted packets are counted per priority and freed, at once or,
+ * with tx_ring, when they leave a TX ring drained at the link rate.  The
+ * link reports link_mbps (100000 Mb/s) full duplex.  The port has real
+ * IEEE DCB ops (PFC, ETS, DCBX mode), so that "dcb pfc show dev NAME" reads
+ * its pause counters: ieee_pfc.requests[P] counts pause frames sent for
+ * priority P, ieee_pfc.indications[P] pause frames received.  ethtool -S
+ * shows the same as tx_prioP_pause and rx_prioP_pause, next to
+ * tx_prioP_packets and rx_prioP_packets.
  *
  * Control lives in debugfs, /sys/kernel/debug/pfcsim/:
  *   new_port		write NAME: create a port called NAME
@@ -20,8 +22,12 @@
  *   rx_storm		priority list: the link partner pauses these
  *			priorities continuously.  indications[P] rises at
  *			pause_rate while P is in pfc_en (or always, with
- *			count_when_disabled); while P is in pfc_en TX queue P
- *			is stopped, as hardware honouring the pause would.
+ *			count_when_disabled).  While P is in pfc_en its
+ *			traffic class (prio_tc[P]) is paused, as hardware
+ *			honouring the pause would: with tx_ring 0 every TX
+ *			queue of that class is stopped; with rings, those
+ *			queues' rings stop draining (the queues stop by
+ *			themselves once their rings are full).
  *   tx_storm		priority list: this NIC emits pause for these
  *			priorities (requests[P] rises at pause_rate while P
  *			is in pfc_en) and its receive path is stalled:
@@ -116,6 +122,55 @@
  *			rvu-nicpf), so that pfcwd's driver profiles (looked up
  *			by drvinfo.driver when its port is created) apply;
  *			with ideal or custom, "pfcsim".
+ * Transmit path and queue layout (profile writes leave these alone):
+ *   tx_ring		0..4096 (0): descriptors per TX queue.  0: every
+ *			frame leaves at once, counted in xmit.  Otherwise each
+ *			TX queue has a ring of that many descriptors: xmit
+ *			puts the frame in its queue's ring (keeping only its
+ *			length and priority; the skb is freed at once) and,
+ *			when that fills the ring, stops the queue with
+ *			netif_tx_stop_queue(), as real drivers do.  A frame
+ *			counts in tx_prioP_packets/bytes and the device's tx
+ *			statistics when it leaves its ring.  The link sends
+ *			(len + 24) * 8 bits per frame (preamble, SFD, IFG and
+ *			FCS: 24 bytes) at link_mbps, shared frame by frame,
+ *			round robin, among the rings that have frames and
+ *			whose traffic class is not paused; a paused class's
+ *			rings keep their frames.  A queue stopped because its
+ *			ring was full is woken (netif_tx_wake_queue) once the
+ *			ring is at most half full.  Any write (even of the
+ *			same value) empties every ring, counting nothing, and
+ *			wakes the queues stopped because their ring was full
+ *			(but for those a pause stops with tx_ring 0).  While
+ *			the port is down the rings are empty and xmit drops
+ *			frames uncounted.
+ *   tx_ring_depth	read: the frames in each real TX queue's ring, space
+ *			separated, queue 0 first.
+ *   tx_busy		read: xmit calls on a full ring, answered with
+ *			NETDEV_TX_BUSY (the queue is then stopped too); 0 as
+ *			long as the stack honours stopped queues.
+ *   link_mbps		10..400000 (100000): the link rate in Mb/s, reported by
+ *			get_link_ksettings (ethtool) and the rate the rings
+ *			drain at (from the next drain tick on).
+ *   prio_tc		write 8 traffic classes 0-7, one per priority 0-7,
+ *			single spaces ("0 0 1 1 2 2 3 3"): the priority to
+ *			traffic class map; num_tc is the highest + 1, and
+ *			every class 0..highest must be used by some priority.
+ *			Reads back the 8 numbers ("0 1 2 3 4 5 6 7" at
+ *			creation).  Applied with netdev_set_num_tc(),
+ *			netdev_set_prio_tc_map() and netdev_set_tc_queue()
+ *			under RTNL; empties the rings like tx_ring.  It is
+ *			not the ETS prio_tc of "dcb ets", which is kept apart.
+ *   "ethtool -L NAME tx N" (get/set_channels): N = 1..4 (1) TX queues per
+ *			traffic class, as mlx5's channels: real_num_tx_queues
+ *			is num_tc * N (the device has 32), class t owning
+ *			queues [t * N, (t + 1) * N).  rx stays 1 (fixed);
+ *			combined and other are 0.  Empties the rings like
+ *			tx_ring.
+ *   A transmitted frame's priority, for tx_prioP_*, is its VLAN PCP if it
+ *   is tagged (in the skb or in the frame), else the lowest priority
+ *   mapped to its queue's traffic class (the queue number with the
+ *   default layout).
  * Priority lists are "3,4", "0-2,5" or empty ("echo > rx_storm" ends a
  * storm).  A bad write fails with -EINVAL and changes nothing.
  *
@@ -127,6 +182,15 @@
  * same way (nanoseconds, rising while P is in rx_storm and pfc_en).  The
  * copy that stats_period_ms and stats_refresh_on_read report is a
  * snapshot of these at the time it was taken.
+ *
+ * The rings drain on a timer: drain_timer (an hrtimer, softirq), started
+ * when a ring that is not paused gets a frame (or is unpaused with frames)
+ * and ticking every 250 us while some ring that is not paused has frames;
+ * no timer runs otherwise.  Each tick adds the elapsed time (at most
+ * 50 ms: a later tick loses the rest) times link_mbps to the link's
+ * credit in bits, and sends frames while the credit is positive (it may
+ * go below 0 by the last frame, which is then still on the wire); an idle
+ * link keeps no credit.
  *
  * Locking and context:
  *  - The push timer (hrtimer, softirq) reads ind_rising locklessly and
@@ -147,11 +211,14 @@
  *    bounce works.  The dcbnl ops are called in process context under RTNL
  *    (dcbnl, pfcwd): ieee_getpfc sleeps for getpfc_delay_us, outside
  *    port->lock, so it must not be called from atomic context.  TX queues
- *    are stopped and woken under port->lock, the queue's xmit lock nested
- *    inside; the transmit path never takes port->lock.  The carrier is
- *    turned on and off under port->lock (ndo_open/ndo_stop, a bouncing
- *    ieee_setpfc, the bounce work), so that the bounce work never turns
- *    on the carrier of a port that is down.  Nothing sleeps under it.
+ *    are stopped (tx_ring 0) and woken for pause under port->lock, the
+ *    queue's xmit lock nested inside; the transmit path never takes
+ *    port->lock.  With rings, xmit stops a queue whose ring is full and
+ *    the drain timer (or a reset of the rings) wakes it, under ring_lock.
+ *    The carrier is turned on and off under port->lock (ndo_open/ndo_stop,
+ *    a bouncing ieee_setpfc, the bounce work), so that the bounce work
+ *    never turns on the carrier of a port that is down.  Nothing sleeps
+ *    under it.
  *  - The knobs that decide which ethtool -S statistics exist (no_counters,
  *    pause_duration, so also profile) are written with RTNL held as well
  *    (debugfs handlers take RTNL, then port->lock), so that get_sset_count,
@@ -171,9 +238,39 @@
  *    them the only writer of the receive counters (u64_stats, updated with
  *    BH disabled).  Frames are passed up with netif_receive_skb() with BH
  *    disabled, in batches, rescheduling in between.
+ *  - port->ring_lock (a spinlock) protects the rings and their
+ *    descriptors, ring_size (tx_ring; written with RTNL and port->lock
+ *    held too, so that either is enough to read it), link_mbps,
+ *    ring_paused, ring_live, ring_dead, the drain state (draining,
+ *    credit, drain_last, rr), tx_busy and the per-priority TX counters
+ *    (u64_stats: every writer holds ring_lock).  It nests inside
+ *    port->lock and inside a TX queue's xmit lock; no other lock of
+ *    pfcsim, nor an xmit lock, is taken under it (netif_tx_stop_queue,
+ *    netif_tx_wake_queue and hrtimer_start are called under it).  Process
+ *    context takes it with BH disabled.
  *  - ndo_start_xmit runs with the TX queue's xmit lock held (softirq or
- *    process context, BH disabled); it is the only writer of its queue's
- *    counters (u64_stats) and takes no other lock.
+ *    process context, BH disabled) and takes ring_lock, never port->lock:
+ *    it counts the frame (tx_ring 0) or queues it, stops the queue when
+ *    its ring is full, and starts the drain timer if it is idle.
+ *  - pfcsim_drain_tick (drain_timer, softirq) takes only ring_lock; it
+ *    counts the frames that leave and wakes queues.  It re-arms itself
+ *    while a ring that is not paused has frames; "draining" (ring_lock)
+ *    says whether it is armed or running, and only a live port starts
+ *    it.  ndo_stop (RTNL) and port deletion clear ring_live and empty the
+ *    rings under ring_lock, then hrtimer_cancel() it with no lock held;
+ *    deletion also sets ring_dead (so that no ndo_open makes the rings
+ *    live again) and frees the descriptors before unregistering, and so
+ *    freeing, the device.
+ *  - The queue layout (prio_tc, the class of each queue's lowest
+ *    priority, channels, num_txq) is changed by the prio_tc write and
+ *    set_channels (ethtool, RTNL held), in process context: the netdev's
+ *    real_num_tx_queues and tc map under RTNL alone (they may sleep),
+ *    then the copy under port->lock and ring_lock; any of the three is
+ *    enough to read it.  tx_ring writes take RTNL, port->lock and
+ *    ring_lock, allocating the new descriptors (GFP_KERNEL) before and
+ *    freeing the old ones after.  Which queues are stopped by pause
+ *    (port->paused, tx_ring 0) and which rings are paused
+ *    (ring_paused) is set by pfcsim_apply_queues() under port->lock.
  *  - Readers of the packet counters (ndo_get_stats64, any context;
  *    ethtool) use the u64_stats retry loops.
  *  - port->dying is set (under pfcsim_lock) before a port's debugfs
@@ -199,6 +296,7 @@
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
 #include <linux/sched/signal.h>
+#include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/u64_stats_sync.h>
 #include <linux/workqueue.h>
@@ -223,6 +321,15 @@
 #define PFCSIM_IP_PROTO		253	/* RFC 3692 experimentation */
 #define PFCSIM_PKT_MAGIC	0x70666377	/* "pfcw", as pfcwd-pkt */
 #define PFCSIM_ARG_MAX		32	/* longest accepted debugfs write */
+#define PFCSIM_MAX_CHANNELS	4	/* TX queues per traffic class */
+#define PFCSIM_MAX_TXQ		(PFCSIM_NUM_PRIO * PFCSIM_MAX_CHANNELS)
+#define PFCSIM_RING_MAX		4096	/* tx_ring */
+#define PFCSIM_MBPS_MIN		10	/* link_mbps */
+#define PFCSIM_MBPS_MAX		400000
+#define PFCSIM_MBPS_DEFAULT	100000
+#define PFCSIM_WIRE_EXTRA	24	/* preamble and SFD 8, IFG 12, FCS 4 */
+#define PFCSIM_DRAIN_TICK_NS	(250 * NSEC_PER_USEC)
+#define PFCSIM_DRAIN_MAX_NS	(50 * NSEC_PER_MSEC)	/* a late tick's cap */
 
 /* What inject_rx receives. */
 enum pfcsim_rx_kind {
@@ -246,6 +353,19 @@ struct pfcsim_queue_stats {
 	struct u64_stats_sync syncp;
 	u64_stats_t packets;
 	u64_stats_t bytes;
+};
+
+/* A TX ring descriptor: what is left of a frame once it is queued. */
+struct pfcsim_desc {
+	u32 len;
+	u8 prio;
+};
+
+/* A TX queue's ring: count descriptors from head, in port->desc. */
+struct pfcsim_ring {
+	u16 head;
+	u16 count;
+	bool stopped;			/* queue stopped because full */
 };
 
 struct pfcsim_rx_stats {
@@ -376,7 +496,7 @@ struct pfcsim_port {
 
 	spinlock_t lock;		/* the fields down to dead */
 	bool up;			/* between ndo_open and ndo_stop */
-	u8 paused;			/* TX queues stopped by pause */
+	u32 paused;			/* TX queues stopped by pause */
 	u8 pfc_en;
 	u8 mbc;
 	u16 delay;
@@ -425,7 +545,32 @@ struct pfcsim_port {
 	pfcsim_push_fn push_fn;		/* non-NULL while pushing */
 	struct hrtimer push_timer;
 	struct pfcsim_rx_stats rx;
-	struct pfcsim_queue_stats tx[PFCSIM_NUM_PRIO];
+	struct pfcsim_queue_stats tx[PFCSIM_NUM_PRIO];	/* ring_lock */
+
+	/*
+	 * The queue layout: written under RTNL, port->lock and ring_lock, so
+	 * any of them is enough to read it.
+	 */
+	u8 prio_tc[PFCSIM_NUM_PRIO];	/* the prio_tc knob */
+	u8 tc_prio[PFCSIM_NUM_PRIO];	/* the lowest priority of each TC */
+	u8 channels;			/* TX queues per TC (ethtool -L) */
+	u8 num_txq;			/* num_tc * channels */
+
+	/* The TX rings and their drain. */
+	spinlock_t ring_lock;		/* the fields below, and tx[] */
+	u32 ring_size;			/* tx_ring; written under port->lock too */
+	struct pfcsim_desc *desc;	/* PFCSIM_MAX_TXQ * ring_size */
+	u32 link_mbps;
+	u32 ring_paused;		/* queues whose TC the partner pauses */
+	bool ring_live;			/* up, and not being deleted */
+	bool ring_dead;			/* being deleted: never live again */
+	bool draining;			/* drain_timer armed or running */
+	ktime_t drain_last;		/* the link is accounted up to then */
+	s64 credit;			/* bits the link may still send */
+	unsigned int rr;		/* the queue served next */
+	u64 tx_busy;
+	struct pfcsim_ring ring[PFCSIM_MAX_TXQ];
+	struct hrtimer drain_timer;
 };
 
 static DEFINE_MUTEX(pfcsim_lock);
@@ -640,20 +785,176 @@ static void pfcsim_bounce_work(struct work_struct *work)
 	spin_unlock_bh(&port->lock);
 }
 
-/* Stops or wakes TX queues so that exactly the paused ones are stopped. */
+/* --- TX rings (ring_lock held) --------------------------------------------- */
+
+/* Counts a frame that left the port.  ring_lock held. */
+static void pfcsim_count_tx(struct pfcsim_port *port, u8 prio, u32 len)
+{
+	struct pfcsim_queue_stats *st = &port->tx[prio];
+
+	lockdep_assert_held(&port->ring_lock);
+	u64_stats_update_begin(&st->syncp);
+	u64_stats_inc(&st->packets);
+	u64_stats_add(&st->bytes, len);
+	u64_stats_update_end(&st->syncp);
+}
+
+/* The queues whose ring has frames and may send them. */
+static u32 pfcsim_rings_ready(const struct pfcsim_port *port)
+{
+	u32 ready = 0;
+	int q;
+
+	for (q = 0; q < port->num_txq; q++)
+		if (port->ring[q].count)
+			ready |= BIT(q);
+	return ready & ~port->ring_paused;
+}
+
+/* Starts the drain timer if @ready and it is not running.  ring_lock held. */
+static void pfcsim_drain_kick(struct pfcsim_port *port, bool ready)
+{
+	lockdep_assert_held(&port->ring_lock);
+	if (!ready || port->draining || !port->ring_live)
+		return;
+	port->draining = true;
+	port->drain_last = ktime_get();
+	port->credit = 0;
+	hrtimer_start(&port->drain_timer, ns_to_ktime(PFCSIM_DRAIN_TICK_NS),
+		      HRTIMER_MODE_REL_SOFT);
+}
+
+/* Sends the oldest frame of ring @q on the link.  ring_lock held. */
+static void pfcsim_ring_pop(struct pfcsim_port *port, unsigned int q)
+{
+	struct pfcsim_ring *ring = &port->ring[q];
+	struct pfcsim_desc *d = &port->desc[q * port->ring_size + ring->head];
+
+	ring->head = (ring->head + 1) % port->ring_size;
+	ring->count--;
+	port->credit -= (s64)(d->len + PFCSIM_WIRE_EXTRA) * BITS_PER_BYTE;
+	pfcsim_count_tx(port, d->prio, d->len);
+	if (ring->stopped && ring->count <= port->ring_size / 2) {
+		ring->stopped = false;
+		netif_tx_wake_queue(netdev_get_tx_queue(port->dev, q));
+	}
+}
+
+/*
+ * The drain timer (softirq): the link sends what the time since the last
+ * tick allows (link_mbps), one frame per ready ring in turn; runs while a
+ * ring that is not paused has frames.
+ */
+static enum hrtimer_restart pfcsim_drain_tick(struct hrtimer *timer)
+{
+	struct pfcsim_port *port = container_of(timer, struct pfcsim_port,
+						drain_timer);
+	enum hrtimer_restart ret = HRTIMER_RESTART;
+	unsigned long ready;
+	unsigned int q;
+	ktime_t now;
+	s64 ns;
+
+	spin_lock(&port->ring_lock);
+	now = ktime_get();
+	ns = ktime_to_ns(ktime_sub(now, port->drain_last));
+	port->drain_last = now;
+	ns = clamp_t(s64, ns, 0, PFCSIM_DRAIN_MAX_NS);
+	port->credit += div_u64((u64)ns * port->link_mbps, 1000);
+	ready = pfcsim_rings_ready(port);
+	while (ready && port->credit > 0) {
+		q = find_next_bit(&ready, PFCSIM_MAX_TXQ, port->rr);
+		if (q >= PFCSIM_MAX_TXQ)
+			q = find_first_bit(&ready, PFCSIM_MAX_TXQ);
+		pfcsim_ring_pop(port, q);
+		if (!port->ring[q].count)
+			__clear_bit(q, &ready);
+		port->rr = (q + 1) % PFCSIM_MAX_TXQ;
+	}
+	if (ready) {
+		hrtimer_forward_now(timer, ns_to_ktime(PFCSIM_DRAIN_TICK_NS));
+	} else {
+		/* An idle link saves no credit for later. */
+		port->credit = min_t(s64, port->credit, 0);
+		port->draining = false;
+		ret = HRTIMER_NORESTART;
+	}
+	spin_unlock(&port->ring_lock);
+	return ret;
+}
+
+/*
+ * Empties every ring without counting; returns the queues that were
+ * stopped because their ring was full (no longer marked so).
+ */
+static u32 pfcsim_rings_flush(struct pfcsim_port *port)
+{
+	u32 stopped = 0;
+	int q;
+
+	lockdep_assert_held(&port->ring_lock);
+	for (q = 0; q < PFCSIM_MAX_TXQ; q++) {
+		if (port->ring[q].stopped)
+			stopped |= BIT(q);
+		port->ring[q].head = 0;
+		port->ring[q].count = 0;
+		port->ring[q].stopped = false;
+	}
+	port->credit = 0;
+	return stopped;
+}
+
+/* Stops the drain timer of a port whose rings no longer live.  No lock. */
+static void pfcsim_drain_cancel(struct pfcsim_port *port)
+{
+	hrtimer_cancel(&port->drain_timer);
+	spin_lock_bh(&port->ring_lock);
+	port->draining = false;
+	spin_unlock_bh(&port->ring_lock);
+}
+
+/* --- queue state (port->lock held) ------------------------------------------ */
+
+/* The TX queues of the traffic classes the link partner pauses. */
+static u32 pfcsim_paused_queues(const struct pfcsim_port *port)
+{
+	u8 prios = port->rx_storm & port->pfc_en;
+	u32 mask = 0;
+	int p, t;
+
+	for (p = 0; p < PFCSIM_NUM_PRIO; p++) {
+		if (!(prios & BIT(p)))
+			continue;
+		t = port->prio_tc[p];
+		mask |= GENMASK((t + 1) * port->channels - 1, t * port->channels);
+	}
+	return mask;
+}
+
+/*
+ * Makes the TX queues follow the link partner's pause: without rings
+ * (tx_ring 0) exactly the paused ones are stopped; with rings, the paused
+ * rings stop draining instead.  port->lock held.
+ */
 static void pfcsim_apply_queues(struct pfcsim_port *port)
 {
-	u8 want = port->rx_storm & port->pfc_en;
+	u32 want = pfcsim_paused_queues(port);
+	u32 stop = port->ring_size ? 0 : want;
 	struct netdev_queue *txq;
-	int p;
+	int q;
 
+	lockdep_assert_held(&port->lock);
+	spin_lock(&port->ring_lock);
+	port->ring_paused = want;
+	pfcsim_drain_kick(port, pfcsim_rings_ready(port));
+	spin_unlock(&port->ring_lock);
 	if (!port->up)
 		return;
-	for (p = 0; p < PFCSIM_NUM_PRIO; p++) {
-		if (!((want ^ port->paused) & BIT(p)))
+	for (q = 0; q < PFCSIM_MAX_TXQ; q++) {
+		if (!((stop ^ port->paused) & BIT(q)))
 			continue;
-		txq = netdev_get_tx_queue(port->dev, p);
-		if (want & BIT(p)) {
+		txq = netdev_get_tx_queue(port->dev, q);
+		if (stop & BIT(q)) {
 			/* As hardware would: no frame leaves once paused. */
 			__netif_tx_lock_bh(txq);
 			netif_tx_stop_queue(txq);
@@ -662,7 +963,88 @@ static void pfcsim_apply_queues(struct pfcsim_port *port)
 			netif_tx_wake_queue(txq);
 		}
 	}
-	port->paused = want;
+	port->paused = stop;
+}
+
+/*
+ * Empties the rings (counting nothing), gives them @desc of @size
+ * descriptors, wakes the queues stopped because their ring was full (but
+ * for those that pause stops without rings, which stay stopped) and makes
+ * the queues follow the pause again.  Returns the old descriptors, for
+ * the caller to free.  RTNL and port->lock held.
+ */
+static struct pfcsim_desc *pfcsim_rings_reset(struct pfcsim_port *port,
+					      struct pfcsim_desc *desc,
+					      u32 size)
+{
+	struct pfcsim_desc *old;
+	u32 stopped, keep;
+	int q;
+
+	lockdep_assert_held(&port->lock);
+	spin_lock(&port->ring_lock);
+	old = port->desc;
+	port->desc = desc;
+	port->ring_size = size;
+	stopped = pfcsim_rings_flush(port);
+	keep = size ? 0 : pfcsim_paused_queues(port);
+	if (port->up) {
+		for (q = 0; q < PFCSIM_MAX_TXQ; q++)
+			if ((stopped & ~keep) & BIT(q))
+				netif_tx_wake_queue(netdev_get_tx_queue(port->dev,
+									q));
+		port->paused |= stopped & keep;
+	}
+	spin_unlock(&port->ring_lock);
+	pfcsim_apply_queues(port);
+	return old;
+}
+
+/*
+ * Sets the priority to traffic class map (traffic classes 0..max, each
+ * used) and @channels TX queues per class: TC t owns queues
+ * [t * channels, (t + 1) * channels).  Empties the rings.  RTNL held,
+ * process context (the queue kobjects come and go).
+ */
+static int pfcsim_set_layout(struct pfcsim_port *port,
+			     const u8 prio_tc[PFCSIM_NUM_PRIO],
+			     unsigned int channels)
+{
+	struct net_device *dev = port->dev;
+	unsigned int num_tc = 0, txq, p, t;
+	u8 tc_prio[PFCSIM_NUM_PRIO] = { };
+	int err = 0;
+
+	ASSERT_RTNL();
+	for (p = 0; p < PFCSIM_NUM_PRIO; p++)
+		num_tc = max_t(unsigned int, num_tc, prio_tc[p] + 1);
+	for (p = PFCSIM_NUM_PRIO; p-- > 0; )
+		tc_prio[prio_tc[p]] = p;
+	txq = num_tc * channels;
+	/* The TC ranges must fit the real queues whenever these change. */
+	if (txq > dev->real_num_tx_queues)
+		err = netif_set_real_num_tx_queues(dev, txq);
+	if (!err)
+		err = netdev_set_num_tc(dev, num_tc);
+	for (t = 0; !err && t < num_tc; t++)
+		err = netdev_set_tc_queue(dev, t, channels, t * channels);
+	for (p = 0; !err && p < PFCSIM_NUM_PRIO; p++)
+		err = netdev_set_prio_tc_map(dev, p, prio_tc[p]);
+	if (!err && txq < dev->real_num_tx_queues)
+		err = netif_set_real_num_tx_queues(dev, txq);
+	if (err)
+		return err;
+
+	spin_lock_bh(&port->lock);
+	spin_lock(&port->ring_lock);
+	memcpy(port->prio_tc, prio_tc, sizeof(port->prio_tc));
+	memcpy(port->tc_prio, tc_prio, sizeof(port->tc_prio));
+	port->channels = channels;
+	port->num_txq = txq;
+	spin_unlock(&port->ring_lock);
+	pfcsim_rings_reset(port, port->desc, port->ring_size);
+	spin_unlock_bh(&port->lock);
+	return 0;
 }
 
 static void pfcsim_reconfigure(struct pfcsim_port *port);
@@ -764,20 +1146,68 @@ static void pfcsim_reconfigure(struct pfcsim_port *port)
 
 /* --- data path ------------------------------------------------------------ */
 
+/*
+ * A frame's priority: its PCP if it is VLAN-tagged, else the lowest
+ * priority of its queue's traffic class.  ring_lock held.
+ */
+static u8 pfcsim_tx_prio(const struct pfcsim_port *port, struct sk_buff *skb,
+			 unsigned int qid)
+{
+	unsigned int tc = qid / port->channels;
+	u16 tci;
+
+	if (!vlan_get_tag(skb, &tci))
+		return (tci & VLAN_PRIO_MASK) >> VLAN_PRIO_SHIFT;
+	return tc < PFCSIM_NUM_PRIO ? port->tc_prio[tc] : 0;
+}
+
+/*
+ * Without rings, a frame leaves at once.  With rings, it is queued (its
+ * length and priority; the skb is freed) and the queue is stopped once its
+ * ring is full; the drain timer sends it.  Called with the queue's xmit
+ * lock held, BH disabled; takes ring_lock.
+ */
 static netdev_tx_t pfcsim_start_xmit(struct sk_buff *skb,
 				     struct net_device *dev)
 {
 	struct pfcsim_port *port = netdev_priv(dev);
-	u16 qid = skb_get_queue_mapping(skb);
-	struct pfcsim_queue_stats *st;
+	unsigned int qid = skb_get_queue_mapping(skb);
+	struct netdev_queue *txq;
+	struct pfcsim_ring *ring;
+	struct pfcsim_desc *d;
+	u8 prio;
 
-	if (qid >= PFCSIM_NUM_PRIO)
+	if (qid >= PFCSIM_MAX_TXQ)
 		qid = 0;
-	st = &port->tx[qid];
-	u64_stats_update_begin(&st->syncp);
-	u64_stats_inc(&st->packets);
-	u64_stats_add(&st->bytes, skb->len);
-	u64_stats_update_end(&st->syncp);
+	txq = netdev_get_tx_queue(dev, qid);
+	ring = &port->ring[qid];
+	spin_lock(&port->ring_lock);
+	if (port->ring_size && port->ring_live &&
+	    ring->count >= port->ring_size) {
+		/* Only a caller ignoring the stopped queue gets here. */
+		port->tx_busy++;
+		ring->stopped = true;
+		netif_tx_stop_queue(txq);
+		spin_unlock(&port->ring_lock);
+		return NETDEV_TX_BUSY;
+	}
+	prio = pfcsim_tx_prio(port, skb, qid);
+	if (!port->ring_size) {
+		pfcsim_count_tx(port, prio, skb->len);
+	} else if (!port->ring_live) {
+		/* Going down or away: dropped, not counted. */
+	} else {
+		d = &port->desc[qid * port->ring_size +
+				(ring->head + ring->count) % port->ring_size];
+		d->len = skb->len;
+		d->prio = prio;
+		if (++ring->count == port->ring_size) {
+			ring->stopped = true;
+			netif_tx_stop_queue(txq);
+		}
+		pfcsim_drain_kick(port, !(port->ring_paused & BIT(qid)));
+	}
+	spin_unlock(&port->ring_lock);
 	dev_kfree_skb_any(skb);
 	return NETDEV_TX_OK;
 }
@@ -987,6 +1417,9 @@ static int pfcsim_open(struct net_device *dev)
 	netif_tx_start_all_queues(dev);
 	port->up = true;
 	port->paused = 0;
+	spin_lock(&port->ring_lock);
+	port->ring_live = !port->ring_dead;
+	spin_unlock(&port->ring_lock);
 	pfcsim_apply_queues(port);
 	/* Under a bounce, the bounce work turns the carrier on. */
 	if (!pfcsim_bouncing(port, ktime_get()))
@@ -1005,7 +1438,12 @@ static int pfcsim_stop(struct net_device *dev)
 	port->up = false;
 	port->paused = 0;
 	netif_tx_stop_all_queues(dev);
+	spin_lock(&port->ring_lock);
+	port->ring_live = false;
+	pfcsim_rings_flush(port);
+	spin_unlock(&port->ring_lock);
 	spin_unlock_bh(&port->lock);
+	pfcsim_drain_cancel(port);
 	return 0;
 }
 
@@ -1074,8 +1512,10 @@ static void pfcsim_get_drvinfo(struct net_device *dev,
 static int pfcsim_get_link_ksettings(struct net_device *dev,
 				     struct ethtool_link_ksettings *cmd)
 {
+	struct pfcsim_port *port = netdev_priv(dev);
+
 	/* No link modes: the speed is all pfcwd needs (pause quanta). */
-	cmd->base.speed = SPEED_100000;
+	cmd->base.speed = READ_ONCE(port->link_mbps);
 	cmd->base.duplex = DUPLEX_FULL;
 	cmd->base.port = PORT_DA;
 	cmd->base.autoneg = AUTONEG_DISABLE;
@@ -1206,6 +1646,38 @@ static int pfcsim_set_tunable(struct net_device *dev,
 	return 0;
 }
 
+static void pfcsim_get_channels(struct net_device *dev,
+				struct ethtool_channels *ch)
+{
+	struct pfcsim_port *port = netdev_priv(dev);
+
+	ch->max_rx = 1;
+	ch->max_tx = PFCSIM_MAX_CHANNELS;
+	ch->rx_count = 1;
+	spin_lock_bh(&port->lock);
+	ch->tx_count = port->channels;
+	spin_unlock_bh(&port->lock);
+}
+
+static int pfcsim_set_layout(struct pfcsim_port *port,
+			     const u8 prio_tc[PFCSIM_NUM_PRIO],
+			     unsigned int channels);
+
+/* "ethtool -L NAME tx N": N TX queues per traffic class. */
+static int pfcsim_set_channels(struct net_device *dev,
+			       struct ethtool_channels *ch)
+{
+	struct pfcsim_port *port = netdev_priv(dev);
+	u8 prio_tc[PFCSIM_NUM_PRIO];
+
+	ASSERT_RTNL();
+	if (ch->rx_count != 1 || ch->combined_count || ch->other_count ||
+	    !ch->tx_count || ch->tx_count > PFCSIM_MAX_CHANNELS)
+		return -EINVAL;
+	memcpy(prio_tc, port->prio_tc, sizeof(prio_tc));
+	return pfcsim_set_layout(port, prio_tc, ch->tx_count);
+}
+
 static const struct ethtool_ops pfcsim_ethtool_ops = {
 	.get_drvinfo		= pfcsim_get_drvinfo,
 	.get_link		= ethtool_op_get_link,
@@ -1215,6 +1687,8 @@ static const struct ethtool_ops pfcsim_ethtool_ops = {
 	.get_ethtool_stats	= pfcsim_get_ethtool_stats,
 	.get_tunable		= pfcsim_get_tunable,
 	.set_tunable		= pfcsim_set_tunable,
+	.get_channels		= pfcsim_get_channels,
+	.set_channels		= pfcsim_set_channels,
 };
 
 /* --- dcbnl (RTNL held, process context) ------------------------------------ */
@@ -1841,6 +2315,179 @@ static ssize_t pfcsim_inject_rx_write(struct file *file,
 	return err ?: count;
 }
 
+static ssize_t pfcsim_tx_ring_read(struct file *file, char __user *ubuf,
+				   size_t count, loff_t *ppos)
+{
+	struct pfcsim_port *port = file->private_data;
+	u32 size;
+
+	spin_lock_bh(&port->ring_lock);
+	size = port->ring_size;
+	spin_unlock_bh(&port->ring_lock);
+	return pfcsim_uint_read(ubuf, count, ppos, size);
+}
+
+/* Any write, even of the same size, empties the rings. */
+static ssize_t pfcsim_tx_ring_write(struct file *file,
+				    const char __user *ubuf, size_t count,
+				    loff_t *ppos)
+{
+	struct pfcsim_port *port = file->private_data;
+	struct pfcsim_desc *desc = NULL;
+	char buf[PFCSIM_ARG_MAX];
+	unsigned int size;
+	int err;
+
+	err = pfcsim_user_arg(ubuf, count, ppos, buf, sizeof(buf));
+	if (!err)
+		err = pfcsim_parse_uint(buf, &size);
+	if (err || size > PFCSIM_RING_MAX)
+		return err ?: -EINVAL;
+	if (size) {
+		desc = kvcalloc(PFCSIM_MAX_TXQ * size, sizeof(*desc),
+				GFP_KERNEL);
+		if (!desc)
+			return -ENOMEM;
+	}
+
+	rtnl_lock();
+	spin_lock_bh(&port->lock);
+	desc = pfcsim_rings_reset(port, desc, size);
+	spin_unlock_bh(&port->lock);
+	rtnl_unlock();
+	kvfree(desc);
+	return count;
+}
+
+static ssize_t pfcsim_link_mbps_read(struct file *file, char __user *ubuf,
+				     size_t count, loff_t *ppos)
+{
+	struct pfcsim_port *port = file->private_data;
+
+	return pfcsim_uint_read(ubuf, count, ppos, READ_ONCE(port->link_mbps));
+}
+
+static ssize_t pfcsim_link_mbps_write(struct file *file,
+				      const char __user *ubuf, size_t count,
+				      loff_t *ppos)
+{
+	struct pfcsim_port *port = file->private_data;
+	char buf[PFCSIM_ARG_MAX];
+	unsigned int mbps;
+	int err;
+
+	err = pfcsim_user_arg(ubuf, count, ppos, buf, sizeof(buf));
+	if (!err)
+		err = pfcsim_parse_uint(buf, &mbps);
+	if (err || mbps < PFCSIM_MBPS_MIN || mbps > PFCSIM_MBPS_MAX)
+		return err ?: -EINVAL;
+	spin_lock_bh(&port->ring_lock);
+	WRITE_ONCE(port->link_mbps, mbps);
+	spin_unlock_bh(&port->ring_lock);
+	return count;
+}
+
+static ssize_t pfcsim_tx_busy_read(struct file *file, char __user *ubuf,
+				   size_t count, loff_t *ppos)
+{
+	struct pfcsim_port *port = file->private_data;
+	char buf[24];
+	u64 busy;
+	int len;
+
+	spin_lock_bh(&port->ring_lock);
+	busy = port->tx_busy;
+	spin_unlock_bh(&port->ring_lock);
+	len = scnprintf(buf, sizeof(buf), "%llu\n", busy);
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+}
+
+/* The occupancy of each real TX queue's ring, space separated. */
+static ssize_t pfcsim_tx_ring_depth_read(struct file *file,
+					 char __user *ubuf, size_t count,
+					 loff_t *ppos)
+{
+	struct pfcsim_port *port = file->private_data;
+	u16 depth[PFCSIM_MAX_TXQ];
+	char buf[PFCSIM_MAX_TXQ * 5 + 1];
+	int q, n, len = 0;
+
+	spin_lock_bh(&port->ring_lock);
+	n = port->num_txq;
+	for (q = 0; q < n; q++)
+		depth[q] = port->ring[q].count;
+	spin_unlock_bh(&port->ring_lock);
+	for (q = 0; q < n; q++)
+		len += scnprintf(buf + len, sizeof(buf) - len, "%s%u",
+				 q ? " " : "", depth[q]);
+	len += scnprintf(buf + len, sizeof(buf) - len, "\n");
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+}
+
+static ssize_t pfcsim_prio_tc_read(struct file *file, char __user *ubuf,
+				   size_t count, loff_t *ppos)
+{
+	struct pfcsim_port *port = file->private_data;
+	u8 tc[PFCSIM_NUM_PRIO];
+	char buf[2 * PFCSIM_NUM_PRIO + 1];
+	int p;
+
+	spin_lock_bh(&port->lock);
+	memcpy(tc, port->prio_tc, sizeof(tc));
+	spin_unlock_bh(&port->lock);
+	for (p = 0; p < PFCSIM_NUM_PRIO; p++) {
+		buf[2 * p] = '0' + tc[p];
+		buf[2 * p + 1] = p == PFCSIM_NUM_PRIO - 1 ? '\n' : ' ';
+	}
+	return simple_read_from_buffer(ubuf, count, ppos, buf,
+				       2 * PFCSIM_NUM_PRIO);
+}
+
+/*
+ * Eight traffic classes 0-7, one per priority, single spaces, at most one
+ * trailing newline; the classes used must be 0..max, each of them.
+ */
+static int pfcsim_parse_prio_tc(const char *buf, u8 tc[PFCSIM_NUM_PRIO])
+{
+	size_t len = strlen(buf);
+	u8 used = 0, max = 0;
+	int p;
+
+	if (len && buf[len - 1] == '\n')
+		len--;
+	if (len != 2 * PFCSIM_NUM_PRIO - 1)
+		return -EINVAL;
+	for (p = 0; p < PFCSIM_NUM_PRIO; p++) {
+		if (buf[2 * p] < '0' || buf[2 * p] > '7' ||
+		    (p < PFCSIM_NUM_PRIO - 1 && buf[2 * p + 1] != ' '))
+			return -EINVAL;
+		tc[p] = buf[2 * p] - '0';
+		used |= BIT(tc[p]);
+		max = max(max, tc[p]);
+	}
+	return used == GENMASK(max, 0) ? 0 : -EINVAL;
+}
+
+static ssize_t pfcsim_prio_tc_write(struct file *file,
+				    const char __user *ubuf, size_t count,
+				    loff_t *ppos)
+{
+	struct pfcsim_port *port = file->private_data;
+	char buf[PFCSIM_ARG_MAX];
+	u8 tc[PFCSIM_NUM_PRIO];
+	int err;
+
+	err = pfcsim_user_arg(ubuf, count, ppos, buf, sizeof(buf));
+	if (!err)
+		err = pfcsim_parse_prio_tc(buf, tc);
+	if (err)
+		return err;
+	rtnl_lock();
+	err = pfcsim_set_layout(port, tc, port->channels);
+	rtnl_unlock();
+	return err ?: count;
+}
+
 #define PFCSIM_FOPS(_name, _read, _write)		\
 static const struct file_operations _name = {		\
 	.owner	= THIS_MODULE,				\
@@ -1863,6 +2510,12 @@ PFCSIM_FOPS(pfcsim_knob_fops, pfcsim_knob_read, pfcsim_knob_write);
 PFCSIM_FOPS(pfcsim_calls_fops, pfcsim_calls_read, NULL);
 PFCSIM_FOPS(pfcsim_counter_reset_fops, NULL, pfcsim_counter_reset_write);
 PFCSIM_FOPS(pfcsim_profile_fops, pfcsim_profile_read, pfcsim_profile_write);
+PFCSIM_FOPS(pfcsim_tx_ring_fops, pfcsim_tx_ring_read, pfcsim_tx_ring_write);
+PFCSIM_FOPS(pfcsim_link_mbps_fops, pfcsim_link_mbps_read,
+	    pfcsim_link_mbps_write);
+PFCSIM_FOPS(pfcsim_prio_tc_fops, pfcsim_prio_tc_read, pfcsim_prio_tc_write);
+PFCSIM_FOPS(pfcsim_tx_busy_fops, pfcsim_tx_busy_read, NULL);
+PFCSIM_FOPS(pfcsim_tx_ring_depth_fops, pfcsim_tx_ring_depth_read, NULL);
 
 static int pfcsim_port_debugfs(struct pfcsim_port *port)
 {
@@ -1901,6 +2554,13 @@ static int pfcsim_port_debugfs(struct pfcsim_port *port)
 	debugfs_create_file("counter_reset", 0200, dir, port,
 			    &pfcsim_counter_reset_fops);
 	debugfs_create_file("profile", 0600, dir, port, &pfcsim_profile_fops);
+	debugfs_create_file("tx_ring", 0600, dir, port, &pfcsim_tx_ring_fops);
+	debugfs_create_file("link_mbps", 0600, dir, port,
+			    &pfcsim_link_mbps_fops);
+	debugfs_create_file("prio_tc", 0600, dir, port, &pfcsim_prio_tc_fops);
+	debugfs_create_file("tx_busy", 0400, dir, port, &pfcsim_tx_busy_fops);
+	debugfs_create_file("tx_ring_depth", 0400, dir, port,
+			    &pfcsim_tx_ring_depth_fops);
 	port->dir = dir;
 	return 0;
 }
@@ -1925,10 +2585,16 @@ static void pfcsim_port_init(struct pfcsim_port *port, struct net_device *dev)
 
 	port->dev = dev;
 	spin_lock_init(&port->lock);
+	spin_lock_init(&port->ring_lock);
 	mutex_init(&port->inject_lock);
 	mutex_init(&port->push_lock);
 	hrtimer_init(&port->push_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	port->push_timer.function = pfcsim_push_tick;
+	hrtimer_init(&port->drain_timer, CLOCK_MONOTONIC,
+		     HRTIMER_MODE_REL_SOFT);
+	port->drain_timer.function = pfcsim_drain_tick;
+	port->link_mbps = PFCSIM_MBPS_DEFAULT;
+	port->channels = 1;
 	INIT_DELAYED_WORK(&port->publish_work, pfcsim_publish_work);
 	INIT_DELAYED_WORK(&port->bounce_work, pfcsim_bounce_work);
 	INIT_DELAYED_WORK(&port->prevent_work, pfcsim_prevent_work);
@@ -1938,6 +2604,7 @@ static void pfcsim_port_init(struct pfcsim_port *port, struct net_device *dev)
 	port->count_when_disabled = true;
 	port->ets.ets_cap = PFCSIM_NUM_PRIO;
 	for (p = 0; p < PFCSIM_NUM_PRIO; p++) {
+		port->prio_tc[p] = p;
 		port->ets.prio_tc[p] = p;
 		port->ets.tc_tsa[p] = IEEE_8021QAZ_TSA_STRICT;
 		port->req[p].since = now;
@@ -1951,10 +2618,11 @@ static void pfcsim_port_init(struct pfcsim_port *port, struct net_device *dev)
 /* Called with pfcsim_lock held, in process context. */
 static int pfcsim_port_new(const char *name)
 {
+	u8 prio_tc[PFCSIM_NUM_PRIO] = { 0, 1, 2, 3, 4, 5, 6, 7 };
 	struct pfcsim_port *port;
 	struct net_device *dev;
 	struct dentry *dir;
-	int i, err;
+	int err;
 
 	/* The directory keeps a renamed port's old name; that name is taken. */
 	dir = debugfs_lookup(name, pfcsim_debugfs);
@@ -1963,7 +2631,7 @@ static int pfcsim_port_new(const char *name)
 		return -EEXIST;
 	}
 	dev = alloc_netdev_mqs(sizeof(*port), name, NET_NAME_USER, pfcsim_setup,
-			       PFCSIM_NUM_PRIO, 1);
+			       PFCSIM_MAX_TXQ, 1);
 	if (!dev)
 		return -ENOMEM;
 	port = netdev_priv(dev);
@@ -1971,12 +2639,7 @@ static int pfcsim_port_new(const char *name)
 	eth_hw_addr_random(dev);
 
 	rtnl_lock();
-	err = netdev_set_num_tc(dev, PFCSIM_NUM_PRIO);
-	for (i = 0; !err && i < PFCSIM_NUM_PRIO; i++) {
-		err = netdev_set_tc_queue(dev, i, 1, i);
-		if (!err)
-			err = netdev_set_prio_tc_map(dev, i, i);
-	}
+	err = pfcsim_set_layout(port, prio_tc, 1);
 	if (!err)
 		err = register_netdevice(dev);
 	rtnl_unlock();
@@ -1996,6 +2659,8 @@ static int pfcsim_port_new(const char *name)
 /* Called with pfcsim_lock held, in process context. */
 static void pfcsim_port_del(struct pfcsim_port *port)
 {
+	struct pfcsim_desc *desc;
+
 	list_del(&port->list);
 	WRITE_ONCE(port->dying, true);
 	/* Waits for the port's debugfs handlers; none can start after. */
@@ -2008,6 +2673,16 @@ static void pfcsim_port_del(struct pfcsim_port *port)
 	cancel_delayed_work_sync(&port->publish_work);
 	cancel_delayed_work_sync(&port->bounce_work);
 	cancel_delayed_work_sync(&port->prevent_work);
+	/* No frame is queued, nor the drain timer started, after. */
+	spin_lock_bh(&port->ring_lock);
+	port->ring_dead = true;
+	port->ring_live = false;
+	pfcsim_rings_flush(port);
+	desc = port->desc;
+	port->desc = NULL;
+	spin_unlock_bh(&port->ring_lock);
+	pfcsim_drain_cancel(port);
+	kvfree(desc);
 	unregister_netdev(port->dev);	/* frees port */
 }
 

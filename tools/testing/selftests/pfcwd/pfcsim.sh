@@ -4,7 +4,9 @@
 # pfcsim, the simulated lossless NIC: DCB ops (dcb pfc/ets/dcbx), pause
 # counters in dcb and ethtool -S, storms (rx_storm, tx_storm, rx_slow),
 # pause_rate, count_when_disabled, inject_rx, bad debugfs writes, and
-# deleting ports or unloading the module in the middle of a storm.
+# deleting ports or unloading the module in the middle of a storm; TX rings
+# drained at the link rate (tx_ring, link_mbps), queues per traffic class
+# (ethtool -L tx N) and prio_tc layouts.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -114,6 +116,12 @@ test_defaults() {
 	expect_eq "$(tc qdisc show dev $P | awk 'NR == 1 { print $2 }')" mq "root qdisc"
 	expect_eq "$(ls -d /sys/class/net/$P/queues/tx-* | wc -l)" 8 "TX queues"
 	expect_eq "$(cat /sys/class/net/$P/carrier)" 1 "carrier"
+	expect_eq "$(dfs_get $P tx_ring)" 0 "tx_ring"
+	expect_eq "$(dfs_get $P link_mbps)" 100000 "link_mbps"
+	expect_eq "$(dfs_get $P prio_tc)" "0 1 2 3 4 5 6 7" "prio_tc"
+	expect_eq "$(dfs_get $P tx_busy)" 0 "tx_busy"
+	expect_eq "$(dfs_get $P tx_ring_depth)" "0 0 0 0 0 0 0 0" "tx_ring_depth"
+	expect_eq "$(ethtool -l $P | awk '$1 == "TX:" { print $2 }' | xargs)" "4 1" "ethtool -l TX"
 }
 
 test_dcb_set() {
@@ -555,6 +563,307 @@ test_del_mid_storm() {
 	unload_mod pfcsim
 }
 
+# --- TX rings, link rate, queue layouts -------------------------------------
+
+# Field $2 (0-based queue) of tx_ring_depth of port $1.
+depth() { dfs_get "$1" tx_ring_depth | awk -v q="$2" '{ print $(q + 1) }'; }
+
+# Backlog (packets) of the mq class of TX queue $2 (0-based) of port $1.
+mq_backlog() {
+	tc -s qdisc show dev "$1" | awk -v c=":$(printf '%x' $(($2 + 1)))" '
+		$1 == "qdisc" { on = ($5 == c) }
+		on && $1 == "backlog" { sub("p", "", $3); print $3; exit }'
+}
+
+# Frames per second of a $1-byte frame at $2 Mb/s: (len + 24) * 8 bits each.
+frame_rate() { echo $(($2 * 1000000 / (($1 + 24) * 8))); }
+
+# A fresh port whose mq children are pfifo_fast (fq_codel, the default,
+# drops frames that waited past its target behind a paused queue), and
+# large socket send buffers, so that pfcwd-pkt never blocks on frames
+# waiting in the qdisc.  Both sysctls are restored when the case ends.
+fifo_setup() {
+	local q w m
+
+	q=$(sysctl -n net.core.default_qdisc)
+	w=$(sysctl -n net.core.wmem_default)
+	m=$(sysctl -n net.core.wmem_max)
+	trap "sysctl -qw net.core.default_qdisc=$q net.core.wmem_default=$w net.core.wmem_max=$m" EXIT
+	check sysctl -qw net.core.default_qdisc=pfifo_fast
+	check sysctl -qw net.core.wmem_max=67108864 net.core.wmem_default=67108864
+	setup
+}
+
+# A port (fifo_setup) with rings of $1 descriptors on a $2 Mb/s link.
+ring_setup() {
+	fifo_setup
+	dfs_set $P link_mbps "$2"
+	dfs_set $P tx_ring "$1"
+	expect_eq "$(dfs_get $P tx_ring)" "$1" "tx_ring"
+	expect_eq "$(dfs_get $P link_mbps)" "$2" "link_mbps"
+	ethtool $P | grep -q "Speed: $2Mb/s" || fail "speed: $(ethtool $P | grep Speed)"
+}
+
+test_tx_ring_pause() {
+	ring_setup 64 10
+	dfs_set $P rx_storm 3		# lossless: its ring stops draining
+	# 200 frames: 64 fill ring 3, which stops the queue; 136 wait in mq.
+	send $P 3 200 1000
+	wait_eq 64 depth $P 3
+	wait_eq 136 mq_backlog $P 3
+	# Other classes still drain meanwhile (50 frames: ~41 ms at 10 Mb/s).
+	send $P 0 50 1000
+	send $P 5 30 1000
+	wait_eq 50 tx_pkts $P 0
+	wait_eq 30 tx_pkts $P 5
+	sleep 0.3
+	expect_eq "$(tx_pkts $P 3)" 0 "tx_prio3_packets while paused"
+	expect_eq "$(depth $P 3)" 64 "ring 3 while paused"
+	expect_eq "$(mq_backlog $P 3)" 136 "backlog of queue 3 while paused"
+	expect_eq "$(netstat $P tx_packets)" 80 "tx_packets: only frames that left"
+	# The storm ends: the ring drains, the queue wakes, all 200 leave.
+	dfs_set $P rx_storm ""
+	wait_eq 200 tx_pkts $P 3
+	wait_eq 0 depth $P 3
+	expect_eq "$(mq_backlog $P 3)" 0 "backlog of queue 3 after the storm"
+	expect_eq "$(netstat $P tx_packets)" 280 "tx_packets after the storm"
+	expect_eq "$(netstat $P tx_bytes)" $((280 * 1000)) "tx_bytes after the storm"
+	# Without PFC on 3 the partner's pause is ignored: rings drain.
+	pfc_set $P 3:off
+	dfs_set $P rx_storm 3
+	send $P 3 100 1000
+	wait_eq 300 tx_pkts $P 3
+	expect_eq "$(dfs_get $P tx_busy)" 0 "tx_busy"
+}
+
+# "MS A B": tx_prio$2_packets and tx_prio$3_packets of port $1 from one
+# ethtool -S, and the time of the read (the middle of it, in ms).
+tx_sample() {
+	local t0 t1 st
+
+	t0=$(now_ms)
+	st=$(ethtool -S "$1")
+	t1=$(now_ms)
+	echo "$(((t0 + t1) / 2))" \
+		"$(echo "$st" | awk -v k="tx_prio$2_packets:" '$1 == k { print $2 }')" \
+		"$(echo "$st" | awk -v k="tx_prio$3_packets:" '$1 == k { print $2 }')"
+}
+
+# Frames leaving queue(s) over ~1 s must match the link rate: at least 60 %
+# (the drain timer may run late on a loaded emulated host; a tick more than
+# 50 ms late loses the time beyond) and at most 110 % (the link cannot send
+# more; 10 % for the uncertainty of when the counters were read).
+test_tx_ring_rate() {
+	local rate t0 t1 a0 a1 b0 b1 ms ga gb d6
+
+	ring_setup 256 10
+	check ip link set $P txqueuelen 5000
+	rate=$(frame_rate 1500 10)		# 820 frames/s
+	# 8000 frames: ~9.8 s of traffic, more than the two measurements take.
+	send $P 0 4000 1500
+	send $P 6 4000 1500
+	sleep 0.3
+	# Woken at half full, the queues refill the rings from the qdisc.
+	[ "$(depth $P 0)" -ge 128 ] && [ "$(depth $P 6)" -ge 128 ] ||
+		fail "rings not filled: $(dfs_get $P tx_ring_depth)"
+	# Two backlogged rings share the link: together the link rate, each
+	# at least 30 % of it (round robin, equal frames: half each).
+	read -r t0 a0 b0 <<< "$(tx_sample $P 0 6)"
+	sleep 1
+	read -r t1 a1 b1 <<< "$(tx_sample $P 0 6)"
+	ms=$((t1 - t0))
+	ga=$(((a1 - a0) * 1000 / ms))
+	gb=$(((b1 - b0) * 1000 / ms))
+	log "two rings: $ga/s and $gb/s in $ms ms, link $rate/s"
+	[ $((ga + gb)) -ge $((rate * 6 / 10)) ] && [ $((ga + gb)) -le $((rate * 11 / 10)) ] ||
+		fail "drain rate of two rings $((ga + gb))/s, link $rate/s"
+	[ "$ga" -ge $(((ga + gb) * 3 / 10)) ] && [ "$gb" -ge $(((ga + gb) * 3 / 10)) ] ||
+		fail "unfair share: $ga/s and $gb/s"
+	# TC 6 paused: its ring keeps its frames, ring 0 gets the whole link.
+	pfc_set $P 6:on
+	dfs_set $P rx_storm 6
+	sleep 0.3
+	d6=$(depth $P 6)
+	read -r t0 a0 b0 <<< "$(tx_sample $P 0 6)"
+	sleep 1
+	read -r t1 a1 b1 <<< "$(tx_sample $P 0 6)"
+	ms=$((t1 - t0))
+	ga=$(((a1 - a0) * 1000 / ms))
+	log "one ring: $((a1 - a0)) frames in $ms ms: $ga/s, link $rate/s; paused: $((b1 - b0))"
+	[ "$ga" -ge $((rate * 6 / 10)) ] && [ "$ga" -le $((rate * 11 / 10)) ] ||
+		fail "drain rate $ga/s, link $rate/s"
+	expect_eq "$b1" "$b0" "tx_prio6_packets while paused"
+	# Stopped (it had been full) and not drained: it keeps its frames.
+	expect_eq "$(depth $P 6)" "$d6" "paused ring 6"
+	[ "$d6" -gt 128 ] || fail "paused ring 6 holds $d6 frames"
+	# A faster link and the end of the storm drain the rest quickly.
+	dfs_set $P link_mbps 1000
+	dfs_set $P rx_storm ""
+	wait_eq 4000 tx_pkts $P 0
+	wait_eq 4000 tx_pkts $P 6
+	expect_eq "$(dfs_get $P tx_ring_depth)" "0 0 0 0 0 0 0 0" "rings empty"
+	expect_eq "$(dfs_get $P tx_busy)" 0 "tx_busy"
+}
+
+test_tx_ring_change() {
+	ring_setup 16 10
+	dfs_set $P rx_storm 4
+	send $P 4 40 1000
+	wait_eq 16 depth $P 4
+	# A new size empties the rings (nothing counted) and wakes the queue:
+	# the qdisc's 24 frames fill the new ring, which stays paused.
+	dfs_set $P tx_ring 8
+	wait_eq 8 depth $P 4
+	wait_eq 16 mq_backlog $P 4
+	expect_eq "$(tx_pkts $P 4)" 0 "tx_prio4_packets after emptying"
+	# Back to no ring while paused: the queue is stopped by the pause, as
+	# before rings existed; nothing leaves until the storm ends.
+	dfs_set $P tx_ring 0
+	expect_eq "$(dfs_get $P tx_ring_depth)" "0 0 0 0 0 0 0 0" "rings after tx_ring 0"
+	send $P 4 5 1000
+	sleep 0.3
+	expect_eq "$(tx_pkts $P 4)" 0 "tx_prio4_packets paused without rings"
+	expect_eq "$(mq_backlog $P 4)" 21 "backlog of queue 4 without rings"
+	dfs_set $P rx_storm ""
+	wait_eq 21 tx_pkts $P 4
+	# Bad values change nothing; profiles do not touch the new knobs.
+	dfs_set $P tx_ring 32
+	expect_rejected $P tx_ring 4097 -1 +1 " 1" 1x "" 99999999999
+	expect_rejected $P link_mbps 0 9 400001 -1 +10 " 10" abc ""
+	expect_eq "$(dfs_get $P tx_ring)/$(dfs_get $P link_mbps)" "32/10" "after bad writes"
+	dfs_set $P link_mbps 400000
+	check ethtool -L $P tx 2
+	dfs_set $P prio_tc "0 0 1 1 2 2 3 3"
+	dfs_set $P profile mlx5
+	expect_eq "$(dfs_get $P tx_ring)/$(dfs_get $P link_mbps)/$(dfs_get $P prio_tc)" \
+		"32/400000/0 0 1 1 2 2 3 3" "ring knobs after profile"
+	expect_eq "$(ethtool -l $P | awk '$1 == "TX:" { print $2 }' | xargs)" "4 2" "channels after profile"
+	expect_eq "$(dfs_get $P tx_busy)" 0 "tx_busy"
+}
+
+# Deleting a port, or unloading the module, with rings draining.
+test_tx_ring_del() {
+	ring_setup 64 10
+	pfcsim_new psim1
+	dfs_set psim1 link_mbps 10
+	dfs_set psim1 tx_ring 4096
+	dfs_set psim1 rx_storm 3
+	send $P 0 500 1000
+	send psim1 0 3000 1000		# 2.5 s at 10 Mb/s
+	send psim1 3 500 1000
+	sleep 0.2
+	pfcsim_del $P
+	[ -e /sys/class/net/$P ] && fail "$P still exists"
+	v=$(tx_pkts psim1 0)
+	sleep 0.2
+	[ "$(tx_pkts psim1 0)" -gt "$v" ] || fail "psim1 stopped draining"
+	expect_eq "$(depth psim1 3)" 500 "psim1 paused ring"
+	for i in $(seq 5); do
+		pfcsim_new psim2
+		dfs_set psim2 link_mbps 10
+		dfs_set psim2 tx_ring 32
+		send psim2 1 100 1000
+		check ip link set psim2 down
+		check ip link set psim2 up
+		send psim2 1 100 1000
+		pfcsim_del psim2
+	done
+	modprobe -r pfcsim || fail "cannot unload pfcsim while draining"
+	[ -e /sys/class/net/psim1 ] && fail "psim1 survived unload"
+	return 0
+}
+
+# Queue numbers and traffic classes, as sysfs shows them.
+queue_tcs() {
+	local q
+
+	for q in $(ls /sys/class/net/$1/queues | sed -n 's/^tx-//p' | sort -n); do
+		cat /sys/class/net/$1/queues/tx-$q/traffic_class
+	done | xargs
+}
+
+# How many per-queue qdiscs mq has (one per real TX queue).
+mq_children() { tc qdisc show dev "$1" | grep -c ' parent :'; }
+
+test_channels() {
+	fifo_setup
+	check ethtool -L $P tx 2
+	expect_eq "$(ethtool -l $P | awk '$1 == "TX:" { print $2 }' | xargs)" "4 2" "ethtool -l TX"
+	expect_eq "$(ls -d /sys/class/net/$P/queues/tx-* | wc -l)" 16 "TX queues"
+	expect_eq "$(queue_tcs $P)" "0 0 1 1 2 2 3 3 4 4 5 5 6 6 7 7" "traffic_class of queues"
+	expect_eq "$(mq_children $P)" 16 "mq children"
+	expect_eq "$(dfs_get $P tx_ring_depth | wc -w)" 16 "tx_ring_depth fields"
+	ethtool -L $P tx 5 2>/dev/null && fail "tx 5 accepted"
+	ethtool -L $P tx 0 2>/dev/null && fail "tx 0 accepted"
+	ethtool -L $P rx 2 2>/dev/null && fail "rx 2 accepted"
+	expect_eq "$(ls -d /sys/class/net/$P/queues/tx-* | wc -l)" 16 "TX queues after bad -L"
+	# Priority 3 uses TC 3's queues, 6 or 7; without rings pause stops both.
+	send $P 3 10
+	send $P 2 10
+	expect_eq "$(tx_pkts $P 3)/$(tx_pkts $P 2)" "10/10" "tx packets with 2 queues per TC"
+	dfs_set $P rx_storm 3
+	send $P 3 10
+	sleep 0.2
+	expect_eq "$(tx_pkts $P 3)" 10 "tx_prio3_packets while paused"
+	expect_eq "$(($(mq_backlog $P 6) + $(mq_backlog $P 7)))" 10 "backlog of TC 3's queues"
+	# With rings, TC 3's rings hold the frames; the others drain.
+	dfs_set $P link_mbps 10
+	dfs_set $P tx_ring 4
+	wait_eq 10 eval 'echo $(($(depth $P 6) + $(depth $P 7) + $(mq_backlog $P 6) + $(mq_backlog $P 7)))'
+	[ $(($(depth $P 6) + $(depth $P 7))) -ge 4 ] || fail "TC 3's rings: $(dfs_get $P tx_ring_depth)"
+	send $P 1 10 1000
+	wait_eq 10 tx_pkts $P 1
+	dfs_set $P rx_storm ""
+	wait_eq 20 tx_pkts $P 3
+	# Four queues per TC, then back to one.
+	check ethtool -L $P tx 4
+	expect_eq "$(ls -d /sys/class/net/$P/queues/tx-* | wc -l)" 32 "TX queues with tx 4"
+	check ethtool -L $P tx 1
+	expect_eq "$(ls -d /sys/class/net/$P/queues/tx-* | wc -l)" 8 "TX queues with tx 1"
+	expect_eq "$(queue_tcs $P)" "0 1 2 3 4 5 6 7" "traffic_class of queues with tx 1"
+	expect_eq "$(mq_children $P)" 8 "mq children with tx 1"
+	expect_eq "$(dfs_get $P tx_busy)" 0 "tx_busy"
+}
+
+test_prio_tc() {
+	fifo_setup
+	dfs_set $P prio_tc "0 0 1 1 2 2 3 3"
+	expect_eq "$(dfs_get $P prio_tc)" "0 0 1 1 2 2 3 3" "prio_tc read back"
+	expect_eq "$(queue_tcs $P)" "0 1 2 3" "traffic_class of queues"
+	expect_eq "$(mq_children $P)" 4 "mq children"
+	expect_eq "$(dfs_get $P tx_ring_depth)" "0 0 0 0" "tx_ring_depth"
+	# Untagged: counted as the lowest priority of the TC; tagged: its PCP.
+	send $P 5 7
+	send $P 5 3 64 5
+	expect_eq "$(tx_pkts $P 4)/$(tx_pkts $P 5)" "7/3" "tx_prio4/5_packets"
+	# Pause of priority 3 (TC 1) stops queue 1: priority 2 waits too.
+	dfs_set $P rx_storm 3
+	send $P 2 6
+	send $P 0 4
+	sleep 0.2
+	expect_eq "$(tx_pkts $P 2)/$(tx_pkts $P 0)" "0/4" "TC 1 paused, TC 0 not"
+	expect_eq "$(mq_backlog $P 1)" 6 "backlog of queue 1"
+	dfs_set $P rx_storm ""
+	wait_eq 6 tx_pkts $P 2
+	# With two queues per TC: 8 queues.
+	check ethtool -L $P tx 2
+	expect_eq "$(queue_tcs $P)" "0 0 1 1 2 2 3 3" "traffic_class with tx 2"
+	# Bad maps fail with EINVAL and change nothing.
+	before="$(dfs_get $P prio_tc)|$(queue_tcs $P)|$(mq_children $P)"
+	expect_rejected $P prio_tc "0 0 1 1 2 2 3 5" "1 1 1 1 1 1 1 1" "0 1 2 3 4 5 6 8" \
+		"0 1 2 3 4 5 6" "0 1 2 3 4 5 6 7 0" "0  1 2 3 4 5 6 7" " 0 1 2 3 4 5 6 7" \
+		"0,1,2,3,4,5,6,7" "01234567" "0 1 2 3 4 5 6 a" "0 1 2 3 4 5 6 -1" "" \
+		$'0 1 2 3 4 5 6 7\n\n' "0 1 2 3 4 5 6 7 " "0 1 2 3 4 5 6 10"
+	expect_eq "$(dfs_get $P prio_tc)|$(queue_tcs $P)|$(mq_children $P)" "$before" \
+		"layout after bad writes"
+	# One TC for all.
+	dfs_set $P prio_tc "0 0 0 0 0 0 0 0"
+	expect_eq "$(queue_tcs $P)" "0 0" "one TC, two queues"
+	dfs_set $P prio_tc "0 1 2 3 4 5 6 7"
+	check ethtool -L $P tx 1
+	expect_eq "$(queue_tcs $P)" "0 1 2 3 4 5 6 7" "identity again"
+}
+
 TESTS=(
 	"test_defaults	pfcsim: defaults (pfc-cap 8, pfc-en 3,4, 100G, ethtool names)"
 	"test_dcb_set	pfcsim: dcb pfc set round trip, dcb ets show/set, dcbx"
@@ -568,6 +877,12 @@ TESTS=(
 	"test_bad_writes	pfcsim: every bad debugfs write rejected, nothing changed"
 	"test_rename	pfcsim: renamed port keeps its directory, deleted by new name"
 	"test_del_mid_storm	pfcsim: del_port and module unload mid-storm leave nothing"
+	"test_tx_ring_pause	pfcsim: tx_ring fills and stops a paused TC's queue, others drain, wakes after"
+	"test_tx_ring_rate	pfcsim: rings drain at link_mbps, two rings share the link"
+	"test_tx_ring_change	pfcsim: tx_ring writes empty the rings; tx_ring 0 as before; bad writes"
+	"test_tx_ring_del	pfcsim: del_port, down/up and unload with rings draining"
+	"test_channels	pfcsim: ethtool -L tx N: queues per TC, tc layout, pause of every queue"
+	"test_prio_tc	pfcsim: prio_tc layouts, tx priority of frames, bad maps rejected"
 )
 
 tap_main "$@"
