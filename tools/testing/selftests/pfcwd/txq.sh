@@ -18,6 +18,9 @@
 
 . "$(dirname "$0")/lib.sh"
 
+# tc with the plugin, which parses pfcwd's options.
+tc() { TC_LIB_DIR=$PFCWD_TOP/build/tools command tc "$@"; }
+
 PG=/proc/net/pktgen
 DEV=tq0
 DFS=$PFCSIM_DFS/$DEV
@@ -47,8 +50,10 @@ setup() {
 	dcb_set pfc set dev $DEV prio-pfc 3:on 5:on || fail "dcb"
 }
 
-# pktgen thread 0 sends priority $1 on $DEV, every $2 ns (0: as fast as it
-# can).  Several calls: one device entry per priority.
+# pktgen thread 0 sends priority $1 on $DEV, every $2 ns.  Several calls:
+# one device entry per priority.  "Saturating" is every 1000 ns, far above
+# the link's rate: with no delay at all pktgen serves only its newest
+# entry.
 pg_flow() {
 	local e=$DEV@$1
 
@@ -74,14 +79,26 @@ pg_errors() { awk '$3 == "errors:" { print $4 }' "$PG/$DEV@$1"; }
 
 tx() { ethtool_stat $DEV "tx_prio$1_packets"; }
 
-# Frames of priorities $@ that left the wire in the next second: "N N".
-wire_rate() {
-	local p a=() b=() out=""
+# The tx_prioP_packets of every priority, from one ethtool read.
+tx_all() {
+	ethtool -S $DEV | awk '$1 ~ /^tx_prio[0-7]_packets:$/ {
+		p = substr($1, 8, 1); v[p] = $2 }
+		END { for (p = 0; p < 8; p++) printf "%d ", v[p] }'
+}
 
-	for p in "$@"; do a+=("$(tx "$p")"); done
+# Frames per second of priorities $@ on the wire over about a second,
+# from two reads and the time between them: "N N".
+wire_rate() {
+	local p a b t0 t1 out=""
+
+	t0=$(date +%s%N)
+	read -ra a <<< "$(tx_all)"
 	sleep 1
-	for p in "$@"; do b+=("$(tx "$p")"); done
-	for ((p = 0; p < $#; p++)); do out="$out $((b[p] - a[p]))"; done
+	t1=$(date +%s%N)
+	read -ra b <<< "$(tx_all)"
+	for p in "$@"; do
+		out="$out $(((b[p] - a[p]) * 1000000000 / (t1 - t0)))"
+	done
 	echo "${out# }"
 }
 
@@ -98,9 +115,9 @@ saturate_alert() {
 
 	tc qdisc add dev $DEV root handle 1: pfcwd detect 200 restore 200 \
 		action alert lossless 3,5 || fail "add"
-	pg_flow 3 0
-	pg_flow 5 0
-	[ -n "$held" ] && pg_flow "$held" 0
+	pg_flow 3 1000
+	pg_flow 5 1000
+	[ -n "$held" ] && pg_flow "$held" 1000
 	pg_start
 	before=$(wire_rate 3 5)
 	log "$1: before the storm, frames/s of 3 and 5: $before (link: $LINK_FPS)"
@@ -183,13 +200,13 @@ test_layout() {
 	tc qdisc add dev $DEV root handle 1: pfcwd || fail "add"
 	expect_eq "$(tc qdisc show dev $DEV | grep -c '^qdisc')" 1 "qdiscs shown"
 	leaves=$(tc qdisc show dev $DEV invisible | awk '$2 == "pfcwd" && $4 == "parent" { print $5 }' |
-		 sort -t: -k2 -n | tr '\n' ' ')
+		 tr '\n' ' ')
 	n=$(echo "$leaves" | wc -w)
 	log "leaves: $leaves"
 	expect_eq "$n" 16 "hidden leaves, one per TX queue"
 	# Unpaced, counted: a burst per priority.
 	for p in 1 6; do
-		pg_flow $p 0
+		pg_flow $p 1000
 		pgset $PG/$DEV@$p "count 500"
 	done
 	echo start > $PG/pgctrl
@@ -211,10 +228,17 @@ test_layout() {
 	expect_eq "$(tc qdisc show dev $DEV invisible | grep -c pfcwd)" 0 "leaves after delete"
 	tc qdisc add dev $DEV root handle 1: pfcwd || fail "add again"
 	pfcsim_del $DEV
+	# One TX queue: the qdisc alone.  veth has a TX queue per possible
+	# CPU, one of them real: a root and one leaf.
+	ip link add tqd0 type dummy || fail "dummy"
+	tc qdisc add dev tqd0 root handle 1: pfcwd || fail "add on dummy"
+	expect_eq "$(tc qdisc show dev tqd0 invisible | grep -c pfcwd)" 1 \
+		"single-queue device: the qdisc alone"
+	ip link del tqd0
 	ip link add tqv0 type veth peer name tqv1 || fail "veth"
 	tc qdisc add dev tqv0 root handle 1: pfcwd || fail "add on veth"
-	expect_eq "$(tc qdisc show dev tqv0 invisible | grep -c pfcwd)" 1 \
-		"single-queue device: the qdisc alone"
+	expect_eq "$(tc qdisc show dev tqv0 invisible | grep -c 'parent 1:')" \
+		"$(ls -d /sys/class/net/tqv0/queues/tx-* | wc -l)" "veth: a leaf per real TX queue"
 	ip link del tqv0
 }
 
@@ -223,8 +247,8 @@ test_unload_mid_storm() {
 	setup
 	tc qdisc add dev $DEV root handle 1: pfcwd detect 100 restore 100 \
 		action drop lossless 3,5 || fail "add"
-	pg_flow 3 0
-	pg_flow 5 0
+	pg_flow 3 1000
+	pg_flow 5 1000
 	pg_start
 	echo 3 > $DFS/rx_storm
 	wait_stat $DEV 3 state stormed 3
