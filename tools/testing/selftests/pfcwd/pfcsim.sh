@@ -575,6 +575,13 @@ mq_backlog() {
 		on && $1 == "backlog" { sub("p", "", $3); print $3; exit }'
 }
 
+# Drops of the mq class of TX queue $2 (0-based) of port $1.
+mq_dropped() {
+	tc -s qdisc show dev "$1" | awk -v c=":$(printf '%x' $(($2 + 1)))" '
+		$1 == "qdisc" { on = ($5 == c) }
+		on && $1 == "Sent" { d = $7; sub(",", "", d); print d; exit }'
+}
+
 # Frames per second of a $1-byte frame at $2 Mb/s: (len + 24) * 8 bits each.
 frame_rate() { echo $(($2 * 1000000 / (($1 + 24) * 8))); }
 
@@ -741,6 +748,28 @@ test_tx_ring_change() {
 	expect_eq "$(dfs_get $P tx_busy)" 0 "tx_busy"
 }
 
+# The system's default qdisc (mq with fq_codel children here) honours the
+# queue stopped by a full ring: xmit never meets a full ring.
+test_tx_ring_default_qdisc() {
+	setup
+	dfs_set $P link_mbps 10
+	dfs_set $P tx_ring 32
+	kind=$(tc qdisc show dev $P | awk '$5 == ":1" { print $2 }')
+	log "default qdisc of queue 0: $kind"
+	# 300 frames of 1000 bytes: ~0.25 s at 10 Mb/s; send blocks meanwhile
+	# on its socket buffer, as the frames wait in the qdisc.  fq_codel may
+	# drop a few that waited past its target: sent + dropped = all.
+	send $P 0 300 1000
+	send $P 7 100 1000
+	wait_eq 300 eval 'echo $(($(tx_pkts $P 0) + $(mq_dropped $P 0)))'
+	wait_eq 100 eval 'echo $(($(tx_pkts $P 7) + $(mq_dropped $P 7)))'
+	log "sent $(tx_pkts $P 0) and $(tx_pkts $P 7); dropped by the qdisc:" \
+		"$(mq_dropped $P 0) and $(mq_dropped $P 7)"
+	[ "$(tx_pkts $P 0)" -ge 200 ] || fail "only $(tx_pkts $P 0) of 300 sent"
+	expect_eq "$(dfs_get $P tx_busy)" 0 "tx_busy"
+	expect_eq "$(dfs_get $P tx_ring_depth)" "0 0 0 0 0 0 0 0" "rings empty"
+}
+
 # Deleting a port, or unloading the module, with rings draining.
 test_tx_ring_del() {
 	ring_setup 64 10
@@ -880,6 +909,7 @@ TESTS=(
 	"test_tx_ring_pause	pfcsim: tx_ring fills and stops a paused TC's queue, others drain, wakes after"
 	"test_tx_ring_rate	pfcsim: rings drain at link_mbps, two rings share the link"
 	"test_tx_ring_change	pfcsim: tx_ring writes empty the rings; tx_ring 0 as before; bad writes"
+	"test_tx_ring_default_qdisc	pfcsim: tx_ring with the default qdisc: all sent, tx_busy 0"
 	"test_tx_ring_del	pfcsim: del_port, down/up and unload with rings draining"
 	"test_channels	pfcsim: ethtool -L tx N: queues per TC, tc layout, pause of every queue"
 	"test_prio_tc	pfcsim: prio_tc layouts, tx priority of frames, bad maps rejected"
