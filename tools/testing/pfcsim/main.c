@@ -257,7 +257,7 @@
  *    while a ring that is not paused has frames; "draining" (ring_lock)
  *    says whether it is armed or running, and only a live port starts
  *    it.  ndo_stop (RTNL) and port deletion clear ring_live and empty the
- *    rings under ring_lock, then hrtimer_cancel() it with no lock held;
+ *    rings under ring_lock, then hrtimer_cancel() it, no spinlock held;
  *    deletion also sets ring_dead (so that no ndo_open makes the rings
  *    live again) and frees the descriptors before unregistering, and so
  *    freeing, the device.
