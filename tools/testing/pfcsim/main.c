@@ -167,6 +167,9 @@
  *			queues [t * N, (t + 1) * N).  rx stays 1 (fixed);
  *			combined and other are 0.  Empties the rings like
  *			tx_ring.
+ *   TX queue selection (ndo_select_queue), as mlx5's: a VLAN-tagged frame
+ *   goes to a queue of its PCP's traffic class, any other frame where the
+ *   core puts it (skb->priority's class).
  *   A transmitted frame's priority, for tx_prioP_*, is its VLAN PCP if it
  *   is tagged (in the skb or in the frame), else the lowest priority
  *   mapped to its queue's traffic class (the queue number with the
@@ -1162,6 +1165,31 @@ static u8 pfcsim_tx_prio(const struct pfcsim_port *port, struct sk_buff *skb,
 }
 
 /*
+ * The TX queue of a frame, picked as mlx5 picks it: a VLAN-tagged frame
+ * (tag in the skb or in the frame) goes to a queue of its PCP's traffic
+ * class - the core's own pick, which follows skb->priority, saying which
+ * one of them - and any other frame where the core puts it.  Called by
+ * dev_queue_xmit(), BH disabled; reads the traffic class layout as the
+ * core does, without a lock (it changes under RTNL).
+ */
+static u16 pfcsim_select_queue(struct net_device *dev, struct sk_buff *skb,
+			       struct net_device *sb_dev)
+{
+	u16 qid = netdev_pick_tx(dev, skb, sb_dev);
+	const struct netdev_tc_txq *tc;
+	u16 tci;
+	u8 pcp;
+
+	if (netdev_get_num_tc(dev) <= 1 || vlan_get_tag(skb, &tci))
+		return qid;
+	pcp = (tci & VLAN_PRIO_MASK) >> VLAN_PRIO_SHIFT;
+	tc = &dev->tc_to_txq[netdev_get_prio_tc_map(dev, pcp)];
+	if (!tc->count)
+		return qid;
+	return tc->offset + qid % tc->count;
+}
+
+/*
  * Without rings, a frame leaves at once.  With rings, it is queued (its
  * length and priority; the skb is freed) and the queue is stopped once its
  * ring is full; the drain timer sends it.  Called with the queue's xmit
@@ -1451,6 +1479,7 @@ static const struct net_device_ops pfcsim_netdev_ops = {
 	.ndo_open		= pfcsim_open,
 	.ndo_stop		= pfcsim_stop,
 	.ndo_start_xmit		= pfcsim_start_xmit,
+	.ndo_select_queue	= pfcsim_select_queue,
 	.ndo_get_stats64	= pfcsim_get_stats64,
 	.ndo_set_mac_address	= eth_mac_addr,
 	.ndo_validate_addr	= eth_validate_addr,
