@@ -277,7 +277,7 @@ bool pfcwd_source_read_pfc(struct pfcwd_port *port, struct pfcwd_counters *c)
 {
 	struct net_device *dev = port->dev;
 	struct ieee_pfc pfc = {};
-	u64 jump = 0;
+	u64 jump = 0, r, window;
 	bool moved, forced = false;
 	int p, err;
 
@@ -316,12 +316,6 @@ bool pfcwd_source_read_pfc(struct pfcwd_port *port, struct pfcwd_counters *c)
 		moved = true;
 		memcpy(port->raw_dur, c->paused_ns, sizeof(port->raw_dur));
 	}
-	if (pfcwd_source_published(port)) {
-		u64 r, window;
-
-		pfcwd_source_refresh(port, &r, &window);
-		pfcwd_pub_read(&port->pub, c->now, moved, r, window);
-	}
 	if (moved) {
 		for (p = 0; p < PFCWD_NUM_PRIO; p++)
 			jump = max(jump, pfcwd_counter_delta(port->raw_ind[p],
@@ -329,7 +323,14 @@ bool pfcwd_source_read_pfc(struct pfcwd_port *port, struct pfcwd_counters *c)
 		pfcwd_source_learn(port, c->now, jump);
 		port->last_change = c->now;
 		port->unchanged_reads = 0;
-	} else {
+	}
+	/*
+	 * Every read, so that the one that learns the period already bounds
+	 * its publication by the read before (storm.h).
+	 */
+	pfcwd_source_refresh(port, &r, &window);
+	pfcwd_pub_read(&port->pub, c->now, moved, r, window);
+	if (!moved) {
 		port->unchanged_reads++;
 		/* Before the next one is due: from the grid (storm.h). */
 		c->stale = pfcwd_source_published(port) && port->pub.hi &&

@@ -606,24 +606,29 @@ u64 pfcwd_pub_read(struct pfcwd_pub *pub, u64 now, bool moved, u64 r,
 		k = pfcwd_div_u64(now - pub->hi + r / 2, r);
 		plo = pub->lo + k * r;
 		phi = pub->hi + k * r;
-		if (k && now > plo && lo < phi + window) {
-			at = phi + window < now ? phi + window : now;
-			if (lo >= phi) {
-				/* A late publication: the grid stays. */
-				pub->lo = plo;
-				pub->hi = phi;
-				pub->at = at;
-				return at;
-			}
-			/* Both bound it: the interval narrows. */
+		/*
+		 * Made by the window after the grid point at the latest; a
+		 * window a period, for a period known only roughly (learnt).
+		 */
+		if (k && lo < phi + k * window && phi + k * window < now)
+			at = phi + k * window;
+		/* The next one, and both bound it: the interval narrows. */
+		if (k == 1 && now > plo && lo < phi) {
 			if (lo < plo)
 				lo = plo;
 			if (now > phi)
 				now = phi;
+		} else if (k == 1 && lo >= phi && lo < phi + window / 2) {
+			/* Late by a timer's rounding: the grid stays. */
+			pub->lo = plo;
+			pub->hi = phi;
+			pub->at = at;
+			return at;
 		}
 		/*
 		 * Else earlier than the grid (the last one was late: the
-		 * busy reads start a window early), or the grid moved: anew.
+		 * busy reads start a window early), later than a rounding
+		 * (a learnt R a little short drifts), or periods later: anew.
 		 */
 	}
 	pub->lo = lo;

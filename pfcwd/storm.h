@@ -246,17 +246,21 @@ struct pfcwd_storm {
  * them, and so when to read it (source.c).  A read that sees the counters
  * move places the publication after the read before it (lo) and at or
  * before itself (hi).  Publications come on a grid of period R, each late
- * by up to the window: an interval consistent with the previous one
- * projected by whole periods narrows it (reads straddling it bound it
- * from both sides), one entirely earlier replaces it (the phase was
- * taken from a read long after its publication), one later by no more
- * than the window is a late publication and leaves it, one later still
- * means the grid moved.  So the phase is the early edge of the grid and
- * does not creep with late reads: the old phase, the read that saw a
- * move, was up to a period after the publication when that read was a
- * quiet one, and a busy read shortly before the next publication that
- * already saw it kept it there, so quiet reads could land just before
- * each publication and see a storm a period late.
+ * by up to the window: an interval that overlaps the previous one
+ * projected by a period narrows it (reads straddling it bound it from
+ * both sides), one later by less than half the window is a publication
+ * late by a timer's rounding and leaves it (the phase is the grid's
+ * early edge); any other replaces it (earlier: the phase was taken from
+ * a read long after its publication; later: a learnt R a little short,
+ * which drifts; periods later: R is known only so well).  The
+ * publication was made by the window after the projected grid point (k
+ * windows, k periods on) at the latest: a pause it shows is dated from
+ * there when the read came later.  So the phase no longer stays with a
+ * read long after the publication: the old phase, the read that saw a
+ * move, was up to a period late when that read was a quiet one, and a
+ * busy read shortly before the next publication that already saw it kept
+ * it there, so quiet reads could land just before each publication and
+ * see a storm a period late.
  *
  * Reads: quiet, once a period, at the end of the window after the grid
  * point; busy, from the interval's lower edge projected to the next
