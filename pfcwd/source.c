@@ -52,6 +52,9 @@
 
 #include "pfcwd.h"
 
+/* Published counters: never two reads closer than this. */
+#define PFCWD_PUB_MIN_GAP_NS	(50 * NSEC_PER_USEC)
+
 /* Learnt refresh periods: from 20 ms (faster is live enough) to 10 s. */
 #define PFCWD_LEARN_MIN_NS	(20 * NSEC_PER_MSEC)
 #define PFCWD_LEARN_MAX_NS	(10 * NSEC_PER_SEC)
@@ -274,7 +277,7 @@ bool pfcwd_source_read_pfc(struct pfcwd_port *port, struct pfcwd_counters *c)
 {
 	struct net_device *dev = port->dev;
 	struct ieee_pfc pfc = {};
-	u64 jump = 0;
+	u64 jump = 0, r, window;
 	bool moved, forced = false;
 	int p, err;
 
@@ -320,10 +323,18 @@ bool pfcwd_source_read_pfc(struct pfcwd_port *port, struct pfcwd_counters *c)
 		pfcwd_source_learn(port, c->now, jump);
 		port->last_change = c->now;
 		port->unchanged_reads = 0;
-	} else {
+	}
+	/*
+	 * Every read, so that the one that learns the period already bounds
+	 * its publication by the read before (storm.h).
+	 */
+	pfcwd_source_refresh(port, &r, &window);
+	pfcwd_pub_read(&port->pub, c->now, moved, r, window);
+	if (!moved) {
 		port->unchanged_reads++;
-		c->stale = pfcwd_source_published(port) && port->last_change &&
-			   c->now < port->last_change + pfcwd_source_stale_ns(port);
+		/* Before the next one is due: from the grid (storm.h). */
+		c->stale = pfcwd_source_published(port) && port->pub.hi &&
+			   c->now < port->pub.hi + pfcwd_source_stale_ns(port);
 	}
 	memcpy(port->raw_ind, c->indications, sizeof(port->raw_ind));
 	memcpy(port->raw_req, c->requests, sizeof(port->raw_req));
@@ -338,26 +349,19 @@ u64 pfcwd_source_next_read(struct pfcwd_port *port, u64 now, bool busy)
 {
 	u64 quiet = pfcwd_source_quiet_ns(port);
 	u64 fine = pfcwd_source_fine_ns(port);
-	u64 r, cur, k;
+	u64 r;
 
 	if (!port->counters || !pfcwd_source_published(port) ||
 	    READ_ONCE(port->push_active))
 		return busy ? now + fine : pfcwd_poll_quiet_next(now, quiet);
 
 	r = (u64)READ_ONCE(port->refresh_ms) * NSEC_PER_MSEC;
-	if (!port->last_change)		/* phase unknown: once a period */
+	if (!port->pub.hi)		/* phase unknown: once a period */
 		return now + max(r, quiet);
-	/* cur: the latest point of the publication grid, at or before now. */
-	k = div64_u64(now - port->last_change, r);
-	cur = port->last_change + k * r;
-	if (!busy)			/* when the next one must have come */
-		return cur + r + pfcwd_source_window_ns(port);
-	if (!k)				/* this period's change was seen */
-		return cur + r - fine;
-	/* Not yet: look every fine until the window closes. */
-	if (now < cur + pfcwd_source_window_ns(port))
-		return now + fine;
-	return max(cur + r - fine, now + fine);
+	/* Around the publication grid the reads found (storm.h). */
+	return max(pfcwd_pub_next(&port->pub, now, busy, r,
+				  pfcwd_source_window_ns(port), fine),
+		   now + PFCWD_PUB_MIN_GAP_NS);
 }
 
 /* The port's receive counter, for NIC-side storms; RTNL held. */
@@ -386,6 +390,12 @@ void pfcwd_source_sample(struct pfcwd_port *port, int prio,
 	s->nic_storm = c->nic_storm & BIT(prio);
 	if (c->stale)
 		s->valid |= PFCWD_SAMPLE_STALE;
+	/* This read saw a publication: dated by the grid (storm.h). */
+	if (pfcwd_source_published(port) && port->pub.hi &&
+	    port->pub.last_read == c->now && port->last_change == c->now) {
+		s->pub_after = port->pub.after;
+		s->pub_at = port->pub.at;
+	}
 	if (READ_ONCE(port->push_active)) {
 		s->rx_pause = atomic64_read(&push->xoff);
 		s->xoff_first = atomic64_xchg(&push->first, 0);
@@ -487,7 +497,7 @@ u64 pfcwd_port_granularity_ns(const struct pfcwd_port *port)
 	    !READ_ONCE(port->push_active)) {
 		/* A publication, then the window that finds it. */
 		quiet = pfcwd_source_stale_ns(port);
-		if (!READ_ONCE(port->last_change))	/* phase unknown */
+		if (!READ_ONCE(port->pub.hi))		/* phase unknown */
 			quiet += (u64)READ_ONCE(port->refresh_ms) * NSEC_PER_MSEC;
 	}
 	return quiet + fine + late;

@@ -263,8 +263,12 @@ static unsigned int pfcwd_storm_rx(struct pfcwd_storm *sm,
 		if (!sm->pause_start || from > sm->pause_last + cfg->hold_ns ||
 		    !pfcwd_storm_joins(cfg, n, from, last, sm->pause_frames,
 				       sm->pause_last - sm->pause_start)) {
-			/* Its rate counts frames after its start only. */
-			sm->pause_start = first;
+			/*
+			 * Its rate counts frames after its start only.  A
+			 * publication's pause began by the time it was made.
+			 */
+			sm->pause_start = s->pub_at && s->pub_at < first ?
+					  s->pub_at : first;
 			sm->pause_last = first;
 			sm->pause_frames = 0;
 			/*
@@ -274,6 +278,10 @@ static unsigned int pfcwd_storm_rx(struct pfcwd_storm *sm,
 			 */
 			sm->rate_frames = cfg->refresh_ns ? n : 0;
 			sm->rate_span = cfg->refresh_ns;
+			/* ...or since the earliest the previous one came */
+			if (cfg->refresh_ns && s->pub_after && sm->pub_from &&
+			    now - sm->pub_from > cfg->refresh_ns)
+				sm->rate_span = now - sm->pub_from;
 		} else {
 			sm->pause_frames += n;
 		}
@@ -333,40 +341,74 @@ static unsigned int pfcwd_storm_restoring(struct pfcwd_storm *sm,
 }
 
 /*
- * Published counters, STORMED: @n frames published at @to.  The interval
- * they cover is known only roughly: between the reads that saw the two
- * publications (@span: each read late by the poll's lateness) or the
- * period R (@r: each publication late by the driver's task's).  Fewer
- * frames than the storm's highest rate predicts for the shorter of the
- * two, by more than 1/16, means it ran out within the interval: returns
- * where, else @to.  The rate is kept from the longer of the two.  So
- * neither a late read nor a late publication makes a storm that goes on
- * look like one that ran out (under load a read 10 % late did, and the
- * early restoration latched the storm as blind counters).  A storm whose
- * rate falls by more than 1/16 while it goes on is restored T1 after the
+ * Published counters, STORMED: @n frames published at @to, which came
+ * over an interval of at least @pred (to judge whether the storm ran out)
+ * and at most @len (for its rate, so that the rate is never taken too
+ * high), from the previous publication, at @from at the latest.  Fewer
+ * frames than the storm's highest rate predicts for @pred, by more than
+ * 1/16, means it ran out within the interval: returns where (no earlier
+ * than it did, the rate being a lower bound), else @to.  So neither a
+ * late read nor a late publication makes a storm that goes on look like
+ * one that ran out (under load a read 10 % late did, and the early
+ * restoration latched the storm as blind counters).  A storm whose rate
+ * falls by more than 1/16 while it goes on is restored T1 after the
  * estimate and detected again from the next publication.
  */
 static u64 pfcwd_storm_pub_end(struct pfcwd_storm *sm, u64 n, u64 to,
-			       u64 span, u64 r)
+			       u64 from, u64 pred, u64 len)
 {
-	u64 pred = span < r ? span : r, len = span > r ? span : r;
 	u64 end = to;
 
-	if (pred < 1024 || to < pred)
+	if (pred < 1024 || from > to)
 		return to;
 	/* in units of 1024 ns, against overflow */
 	if (sm->rate_span >= 1024 &&
 	    16 * n * (sm->rate_span >> 10) < 15 * sm->rate_frames * (pred >> 10)) {
-		end = to - pred + pfcwd_div_u64(n * (sm->rate_span >> 10),
-						sm->rate_frames ?: 1) * 1024;
+		end = from + pfcwd_div_u64(n * (sm->rate_span >> 10),
+					   sm->rate_frames ?: 1) * 1024;
 		if (end > to)
 			end = to;
 	}
-	if (!sm->rate_span || n * (sm->rate_span >> 10) > sm->rate_frames * (len >> 10)) {
+	if (len >= 1024 &&
+	    (!sm->rate_span ||
+	     n * (sm->rate_span >> 10) > sm->rate_frames * (len >> 10))) {
 		sm->rate_frames = n;
 		sm->rate_span = len;
 	}
 	return end;
+}
+
+/*
+ * Published counters, STORMED: the interval @n frames published at @now
+ * came over.  Where the reads bound both publications (pub_after,
+ * pfcwd_pub_read()), between the bounds: from the latest the previous one
+ * can have come, at least from the earliest this one can have come to the
+ * latest the previous one can have, at most from its earliest to this
+ * read.  (A publication that a timer's rounding made late after one on
+ * time covers more than R, and taking it as R placed the end early.)
+ * Otherwise between the reads that saw them (each late by the poll's
+ * lateness) or the period R (each late by the driver's task's): a
+ * late publication leaves the next a shorter interval.  The frames
+ * predicted over the shorter of the two, the rate kept over the longer.
+ */
+static u64 pfcwd_storm_pub_frames(struct pfcwd_storm *sm,
+				  const struct pfcwd_storm_config *cfg,
+				  const struct pfcwd_sample *s, u64 n)
+{
+	u64 now = s->now, r = cfg->refresh_ns, span = now - sm->pub_last;
+
+	if (s->pub_after && sm->pub_from && sm->pub_last &&
+	    s->pub_after < now && sm->pub_from < sm->pub_last)
+		return pfcwd_storm_pub_end(sm, n, now, sm->pub_last,
+					   s->pub_after > sm->pub_last ?
+					   s->pub_after - sm->pub_last : 0,
+					   now - sm->pub_from);
+	if (!sm->pub_last || span < r / 2 || span > r + cfg->refresh_window_ns)
+		span = r;
+	if (now < (span < r ? span : r))
+		return now;
+	return pfcwd_storm_pub_end(sm, n, now, now - (span < r ? span : r),
+				   span < r ? span : r, span > r ? span : r);
 }
 
 /* STORMED: how the storm goes on, and its restoration. */
@@ -388,17 +430,8 @@ static unsigned int pfcwd_storm_mitigating(struct pfcwd_storm *sm,
 			last = now;
 			sm->pub_paused = cfg->refresh_ns != 0;
 		} else if (cfg->refresh_ns) {
-			/*
-			 * The frames came since the previous publication: a
-			 * late one leaves the next a shorter interval.
-			 */
-			u64 span = now - sm->pub_last;
-
-			if (!sm->pub_last || span < cfg->refresh_ns / 2 ||
-			    span > cfg->refresh_ns + cfg->refresh_window_ns)
-				span = cfg->refresh_ns;
-			last = pfcwd_storm_pub_end(sm, n, now, span,
-						   cfg->refresh_ns);
+			/* The frames came since the previous publication. */
+			last = pfcwd_storm_pub_frames(sm, cfg, s, n);
 			sm->pub_paused = last == now;
 		}
 		if (last > sm->xoff_last)
@@ -544,6 +577,108 @@ static unsigned int pfcwd_storm_stale(struct pfcwd_storm *sm,
 }
 
 /**
+ * pfcwd_pub_read - a read of published counters (storm.h)
+ * @pub: the port's publication tracking
+ * @now: the read's time
+ * @moved: whether the counters moved since the previous read
+ * @r: the refresh period (0: not published)
+ * @window: how late a publication may come
+ *
+ * Return: for a read that saw a publication, when it was made at the
+ * latest (pfcwd_sample.pub_at); 0 otherwise.
+ */
+u64 pfcwd_pub_read(struct pfcwd_pub *pub, u64 now, bool moved, u64 r,
+		   u64 window)
+{
+	u64 lo = pub->last_read, at = now, k, plo, phi;
+
+	pub->last_read = now;
+	if (!moved)
+		return 0;
+	pub->after = lo;
+	/* Publications come every r: one came within the last period. */
+	if (r && now > r && (!lo || lo < now - r))
+		lo = now - r;
+	if (lo >= now)
+		lo = now - 1;
+	if (pub->hi && r && now > pub->hi) {
+		/* The grid point nearest this read, from the last one seen. */
+		k = pfcwd_div_u64(now - pub->hi + r / 2, r);
+		plo = pub->lo + k * r;
+		phi = pub->hi + k * r;
+		/*
+		 * Made by the window after the grid point at the latest; a
+		 * window a period, for a period known only roughly (learnt).
+		 */
+		if (k && lo < phi + k * window && phi + k * window < now)
+			at = phi + k * window;
+		/* The next one, and both bound it: the interval narrows. */
+		if (k == 1 && now > plo && lo < phi) {
+			if (lo < plo)
+				lo = plo;
+			if (now > phi)
+				now = phi;
+		} else if (k == 1 && lo >= phi && lo < phi + window / 2) {
+			/* Late by a timer's rounding: the grid stays. */
+			pub->lo = plo;
+			pub->hi = phi;
+			pub->at = at;
+			return at;
+		}
+		/*
+		 * Else earlier than the grid (the last one was late: the
+		 * busy reads start a window early), later than a rounding
+		 * (a learnt R a little short drifts), or periods later: anew.
+		 */
+	}
+	pub->lo = lo;
+	pub->hi = now;
+	pub->at = at;
+	return at;
+}
+
+/**
+ * pfcwd_pub_next - when to read published counters next (storm.h)
+ * @pub: the port's publication tracking
+ * @now: the time
+ * @busy: whether the state machines follow a pause or a storm
+ * @r: the refresh period
+ * @window: how late a publication may come
+ * @fine: the busy read interval
+ *
+ * Return: the time of the next read; a period away if the phase is not
+ * known yet.
+ */
+u64 pfcwd_pub_next(const struct pfcwd_pub *pub, u64 now, bool busy, u64 r,
+		   u64 window, u64 fine)
+{
+	u64 k = 1, lo, hi, step;
+
+	if (!pub->hi || !r)
+		return now + r;
+	/* The next publication whose window is still open. */
+	if (now >= pub->hi + r + window)
+		k = pfcwd_div_u64(now - pub->hi - window, r) + 1;
+	lo = pub->lo + k * r;
+	hi = pub->hi + k * r;
+	if (!busy)
+		return hi + window;
+	/* Up to a window early (the last one was late): 8 reads. */
+	step = window / 8 > fine ? window / 8 : fine;
+	if (now + step < lo)
+		return lo > window + step && now + step < lo - window ?
+		       lo - window : now + step;
+	if (now + fine < lo)
+		return lo - fine;
+	step = (pub->hi - pub->lo) / 8;
+	if (step < fine)
+		step = fine;
+	if (now < hi)
+		return now + step < hi ? now + step : hi;
+	return now + fine;
+}
+
+/**
  * pfcwd_storm_sample - feed one observation to the machine
  * @sm: the machine
  * @cfg: the configuration in force
@@ -633,8 +768,10 @@ unsigned int pfcwd_storm_sample(struct pfcwd_storm *sm,
 	ev |= pfcwd_storm_tx(sm, cfg, s, d_tx_pause, d_rx_packets);
 	ev |= pfcwd_storm_slow(sm, cfg, s->now, d_tx_pause);
 
-	if (d_rx_pause)
+	if (d_rx_pause) {
 		sm->pub_last = s->now;
+		sm->pub_from = s->pub_after < s->now ? s->pub_after : 0;
+	}
 
 	/* A counter that goes away is re-primed when it comes back. */
 	sm->valid = valid;

@@ -161,6 +161,14 @@ struct pfcwd_sample {
 	u64 paused_ns;		/* time paused, cumulative (a NIC's counter) */
 	u64 paused_at;		/* when paused_ns was read, ns: +- paused_err */
 	u64 paused_err;
+	/*
+	 * Published counters: the publication this sample is the first to
+	 * see was made after pub_after and at or before pub_at
+	 * (pfcwd_pub_read()); 0: at @now.  A pause it shows began no later
+	 * than pub_at; its frames came since the previous one's pub_after.
+	 */
+	u64 pub_after;
+	u64 pub_at;
 	u8 valid;		/* PFCWD_SAMPLE_* */
 	/*
 	 * The NIC's own storm prevention stopped this priority's pause since
@@ -211,6 +219,7 @@ struct pfcwd_storm {
 	bool xoff_while_mitigated;
 	bool pub_paused;	/* published counters: last one showed pause */
 	u64 pub_last;		/* the last sample that showed XOFF frames */
+	u64 pub_from;		/* ...its publication came after; 0: unknown */
 	u64 rate_frames;	/* STORMED: the storm's highest rate seen, */
 	u64 rate_span;		/* as frames over ns */
 
@@ -231,6 +240,47 @@ struct pfcwd_storm {
 
 	struct pfcwd_storm_stats stats;
 };
+
+/*
+ * Published counters: when the port's publications come, as its reads see
+ * them, and so when to read it (source.c).  A read that sees the counters
+ * move places the publication after the read before it (lo) and at or
+ * before itself (hi).  Publications come on a grid of period R, each late
+ * by up to the window: an interval that overlaps the previous one
+ * projected by a period narrows it (reads straddling it bound it from
+ * both sides), one later by less than half the window is a publication
+ * late by a timer's rounding and leaves it (the phase is the grid's
+ * early edge); any other replaces it (earlier: the phase was taken from
+ * a read long after its publication; later: a learnt R a little short,
+ * which drifts; periods later: R is known only so well).  The
+ * publication was made by the window after the projected grid point (k
+ * windows, k periods on) at the latest: a pause it shows is dated from
+ * there when the read came later.  So the phase no longer stays with a
+ * read long after the publication: the old phase, the read that saw a
+ * move, was up to a period late when that read was a quiet one, and a
+ * busy read shortly before the next publication that already saw it kept
+ * it there, so quiet reads could land just before each publication and
+ * see a storm a period late.
+ *
+ * Reads: quiet, once a period, at the end of the window after the grid
+ * point; busy, from the interval's lower edge projected to the next
+ * publication, in steps of an eighth of the interval (at least @fine)
+ * up to its upper edge, then every @fine until the window closes, and
+ * from the next period's lower edge if nothing came.  Locked, that is a
+ * read or two per publication; unlocked, at most 8 + window / fine, and
+ * each publication seen so narrows the interval eightfold.
+ */
+struct pfcwd_pub {
+	u64 last_read;		/* the latest read, ns; 0: none */
+	u64 lo, hi;		/* the last publication came in (lo, hi]; */
+	u64 at;			/* ...at or before this, by the grid; */
+	u64 after;		/* ...after this read, which did not see it */
+};
+
+u64 pfcwd_pub_read(struct pfcwd_pub *pub, u64 now, bool moved, u64 r,
+		   u64 window);
+u64 pfcwd_pub_next(const struct pfcwd_pub *pub, u64 now, bool busy, u64 r,
+		   u64 window, u64 fine);
 
 void pfcwd_storm_init(struct pfcwd_storm *sm);
 unsigned int pfcwd_storm_sample(struct pfcwd_storm *sm,

@@ -11,7 +11,7 @@
 #include "../../../pfcwd/storm.h"
 #include "tap.h"
 
-#define N_TESTS		(272 + 36 + 4 + 6 + 9 + 1)
+#define N_TESTS		(272 + 36 + 4 + 6 + 9 + 1 + 20)
 
 #define US(n)		((u64)(n) * 1000ULL)
 #define MS(n)		((u64)(n) * PFCWD_NSEC_PER_MSEC)
@@ -1960,6 +1960,231 @@ static void test_published(u64 r, u64 t0, u64 t1, u64 len)
 	       ms(r), tag, ms(bound), ms(worst_res));
 }
 
+/*
+ * Published counters read on the poller's own schedule (pfcwd_pub_next(),
+ * as source.c and poll.c do), not every TICK: the driver publishes every
+ * R on a fixed grid, each publication late by a timer wheel's rounding
+ * (0, 28, 20, 8 ms, as pfcsim's delayed work was traced doing), and each
+ * read is late by up to @read_late.  The phase is first learnt by a read
+ * up to a period after a publication (reads once a period until the
+ * counters move).  That read used to stay the phase: a busy read just
+ * before the next publication already saw it, so nothing corrected it,
+ * quiet reads then came up to a period after each publication, and a
+ * storm that began just after one was seen up to 2R late (traced: a
+ * publication at 30.916 s seen by the read at 31.497 s, the storm begun
+ * at 30.034 s detected 1479 ms after T0; bound R + fine + window).
+ */
+struct sched {
+	struct pfcwd_storm sm;
+	struct pfcwd_storm_config cfg;
+	struct pfcwd_pub pub;
+	u64 r, window, fine, grid, read_late;
+	u64 on[16], off[16];
+	unsigned int nstorms;
+	u64 now, seen;
+	bool quiet;
+	unsigned int reads;
+	bool scatter;
+};
+
+static const u64 sched_jitter[4] = { MS(0), MS(28), MS(20), MS(8) };
+
+/* Publication @k's lateness: the pattern, or scattered over 0-31 ms. */
+static u64 sched_jit(const struct sched *x, u64 k)
+{
+	if (!x->scatter)
+		return sched_jitter[k % 4];
+	return US(((k * 2654435761ULL) >> 5) % 31000);
+}
+
+/* Pause frames the device counted by @t: 10 a ms while storming. */
+static u64 sched_live(const struct sched *x, u64 t)
+{
+	u64 n = 0;
+	unsigned int i;
+
+	for (i = 0; i < x->nstorms; i++) {
+		u64 end = t < x->off[i] ? t : x->off[i];
+
+		if (end > x->on[i])
+			n += 10 * ((end - x->on[i]) / MS(1));
+	}
+	return n;
+}
+
+/* The copy a read at @t gets: taken at the last publication by then. */
+static u64 sched_copy(const struct sched *x, u64 t)
+{
+	u64 k, p;
+
+	if (t < x->grid)
+		return 0;
+	k = (t - x->grid) / x->r;
+	p = x->grid + k * x->r + sched_jit(x, k);
+	if (p > t) {
+		if (!k)
+			return 0;
+		k--;
+		p = x->grid + k * x->r + sched_jit(x, k);
+	}
+	return sched_live(x, p);
+}
+
+/* One read at @t (poll.c: the quiet fast path skips the machines). */
+static u64 sched_read(struct sched *x, u64 t, unsigned int *ev)
+{
+	struct pfcwd_sample s = { .now = t };
+	u64 v = sched_copy(x, t), next, d;
+	bool moved = v != x->seen, busy;
+
+	x->reads++;
+	x->now = t;
+	x->seen = v;
+	pfcwd_pub_read(&x->pub, t, moved, x->r, x->window);
+	*ev = 0;
+	/* source.c: not moved before the next one is due is stale */
+	if (!moved && x->pub.hi && t < x->pub.hi + x->r + x->window)
+		s.valid = PFCWD_SAMPLE_STALE;
+	if (!moved && x->quiet) {
+		next = x->pub.hi ? pfcwd_pub_next(&x->pub, t, false, x->r,
+						  x->window, x->fine) : t + x->r;
+		/* source.c: never two reads closer than 50 us */
+		return next > t + US(50) ? next : t + US(50);
+	}
+	s.rx_pause = v;
+	if (moved && x->pub.last_read == t) {
+		s.pub_after = x->pub.after;
+		s.pub_at = x->pub.at;
+	}
+	*ev = pfcwd_storm_sample(&x->sm, &x->cfg, &s);
+	busy = pfcwd_storm_busy(&x->sm);
+	x->quiet = !busy && !*ev;
+	next = x->pub.hi ? pfcwd_pub_next(&x->pub, t, busy, x->r, x->window,
+					  x->fine) : t + x->r;
+	next = next > t + US(50) ? next : t + US(50);
+	d = pfcwd_storm_deadline(&x->sm, &x->cfg);
+	if (d < next)
+		next = d > t + US(50) ? d : t + US(50);
+	return next;
+}
+
+struct sched_result {
+	u64 det_err[16], res_err[16];
+	bool once, early;
+	unsigned int quiet_reads_max;	/* reads per quiet period, worst */
+	unsigned int storm_reads_max;	/* reads per storm period, worst */
+};
+
+static void sched_run(u64 phase, u64 read_late, bool scatter,
+		      struct sched_result *res)
+{
+	struct sched x;
+	u64 t, next, end, cnt_from = 0, cnt_end = 0, per, rest_at = 0;
+	unsigned int i, ev, cur = 0, det = 0, rst = 0, cnt = 0;
+	bool counting = false;
+
+	memset(&x, 0, sizeof(x));
+	memset(res, 0, sizeof(*res));
+	x.cfg = cfg_t(MS(200), MS(200));
+	x.r = SEC(1);
+	x.fine = MS(1);
+	x.window = x.r / 8 + 2 * x.fine;
+	x.cfg.refresh_ns = x.r;
+	x.cfg.refresh_window_ns = x.window;
+	x.grid = BASE + phase;
+	x.read_late = read_late;
+	x.scatter = scatter;
+	pfcwd_storm_init(&x.sm);
+	/* 3 s storms, 2.5 s apart plus the test's own 628 ms (traced) */
+	x.nstorms = 10;
+	for (i = 0; i < x.nstorms; i++) {
+		x.on[i] = BASE + SEC(2) + MS(137) + i * MS(6128);
+		x.off[i] = x.on[i] + SEC(3);
+	}
+	end = x.off[x.nstorms - 1] + SEC(4);
+	res->once = true;
+	next = sched_read(&x, BASE, &ev);
+	x.quiet = true;
+	for (i = 1; next < end; i++) {
+		/* every third read late by up to read_late */
+		t = next + (i % 3 == 0 ? (read_late * (i % 7)) / 6 : 0);
+		next = sched_read(&x, t, &ev);
+		while (cur < x.nstorms && t >= x.off[cur] + SEC(2)) {
+			res->once &= det == 1 && rst == 1;
+			det = 0;
+			rst = 0;
+			cur++;
+		}
+		if (ev & PFCWD_EV_DETECTED) {
+			det++;
+			res->det_err[cur] = t - x.on[cur] - x.cfg.detect_ns;
+			res->early |= t < x.on[cur] + x.cfg.detect_ns;
+		}
+		if (ev & PFCWD_EV_RESTORED) {
+			rst++;
+			rest_at = t;
+			res->res_err[cur] = t - x.off[cur] - x.cfg.restore_ns;
+			res->early |= t < x.off[cur] + x.cfg.restore_ns;
+		}
+		/* Reads per period: quiet between storms, busy in them. */
+		if (!counting || t >= cnt_end) {
+			if (counting) {
+				per = cnt;
+				if (cnt_from > x.on[cur] && cnt_end < x.off[cur])
+					res->storm_reads_max = per > res->storm_reads_max ?
+							       per : res->storm_reads_max;
+				else if (rest_at && cnt_from > rest_at &&
+					 cnt_end < x.on[cur])
+					res->quiet_reads_max = per > res->quiet_reads_max ?
+							       per : res->quiet_reads_max;
+			}
+			counting = true;
+			cnt_from = t;
+			cnt_end = t + x.r;
+			cnt = 0;
+		}
+		cnt++;
+	}
+}
+
+static void test_published_schedule(u64 read_late, bool scatter)
+{
+	u64 r = SEC(1), bound = r + MS(1) + r / 8 + MS(2), worst_det = 0;
+	u64 worst_res = 0, worst_first = 0;
+	unsigned int i, k, quiet_reads = 0, storm_reads = 0;
+	const char *jit = scatter ? "scattered lateness" : "timer rounding";
+	bool once = true, early = false;
+	struct sched_result res;
+
+	for (k = 0; k < 8; k++) {
+		sched_run(MS(1) + k * MS(123), read_late, scatter, &res);
+		once &= res.once;
+		early |= res.early;
+		worst_first = res.det_err[0] > worst_first ? res.det_err[0] : worst_first;
+		for (i = 1; i < 10; i++) {
+			worst_det = res.det_err[i] > worst_det ? res.det_err[i] : worst_det;
+			worst_res = res.res_err[i] > worst_res ? res.res_err[i] : worst_res;
+		}
+		quiet_reads = res.quiet_reads_max > quiet_reads ? res.quiet_reads_max : quiet_reads;
+		storm_reads = res.storm_reads_max > storm_reads ? res.storm_reads_max : storm_reads;
+	}
+	tap_ok(once && !early,
+	       "published (%s), read on schedule (reads up to %llu ms late): 10 storms each detected and restored once, never early",
+	       jit, ms(read_late));
+	tap_ok(worst_det <= bound + read_late,
+	       "published (%s), read on schedule (reads up to %llu ms late): detection within T0 + R + fine + window once the phase is known (worst %llu ms late)",
+	       jit, ms(read_late), ms(worst_det));
+	tap_ok(worst_first <= bound + r + read_late,
+	       "published (%s), read on schedule (reads up to %llu ms late): the first storm within T0 + 2R + fine + window (worst %llu ms)",
+	       jit, ms(read_late), ms(worst_first));
+	tap_ok(worst_res <= bound + read_late,
+	       "published (%s), read on schedule (reads up to %llu ms late): restoration within T1 + R + fine + window (worst %llu ms late)",
+	       jit, ms(read_late), ms(worst_res));
+	tap_ok(quiet_reads <= 2 && storm_reads <= 8 + (r / 8 + MS(2)) / MS(1) + 4,
+	       "published (%s), read on schedule (reads up to %llu ms late): quiet %u reads a period at most, storming %u",
+	       jit, ms(read_late), quiet_reads, storm_reads);
+}
+
 /* With R shorter than T0, bursts shorter than T0 - R are never storms. */
 static void test_published_bursts(void)
 {
@@ -2070,5 +2295,9 @@ int main(void)
 	}
 	test_published_bursts();
 	test_published_late_reads();
+	test_published_schedule(0, false);
+	test_published_schedule(MS(40), false);
+	test_published_schedule(0, true);
+	test_published_schedule(MS(40), true);
 	return tap_done();
 }
