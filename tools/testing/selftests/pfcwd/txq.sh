@@ -254,6 +254,9 @@ test_layout() {
 test_unload_mid_storm() {
 	local pfc
 
+	# A clean start: whatever earlier scripts left on pfcsim ports (a
+	# qdisc, push_pause's reference) goes with pfcsim.
+	reset_all
 	setup
 	pfc=$(pfc_on $DEV)
 	tc qdisc add dev $DEV root handle 1: pfcwd detect 100 restore 100 \
@@ -266,7 +269,7 @@ test_unload_mid_storm() {
 	pg_stop
 	pg_clear
 	tc qdisc del dev $DEV root || fail "delete"
-	unload_mod pfcwd
+	modprobe -r pfcwd || fail "pfcwd held: $(grep '^pfcwd ' /proc/modules); $(tc qdisc show | grep pfcwd)"
 	expect_eq "$(pfc_on $DEV)" "$pfc" "pfc_en back"
 	echo > $DFS/rx_storm
 	pfcsim_del $DEV
