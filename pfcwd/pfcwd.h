@@ -262,6 +262,7 @@ struct pfcwd_port {
 	u32 refresh_ms;
 	bool refresh_learnt;
 	u64 last_change;		/* read that saw the counters move, ns */
+	u64 change_after;		/* the read before that one, ns */
 	struct pfcwd_pub pub;		/* published: the phase reads found */
 	u64 last_forced;		/* last forced refresh, ns */
 	u64 forced_mid, forced_err;	/* its statistics call: middle, half */

@@ -225,11 +225,25 @@ static void pfcwd_source_count_read(struct pfcwd_port *port, u64 now)
  */
 static void pfcwd_source_learn(struct pfcwd_port *port, u64 now, u64 jump)
 {
-	u64 gap = now - port->last_change;
+	u64 prev = port->pub.last_read, lo, hi, gap;
 	u32 ms;
 
-	if (!port->profile->learn || !port->last_change ||
-	    port->unchanged_reads < 2 || gap < 16 * port->hold_ns ||
+	if (!port->profile->learn || !port->last_change || !prev ||
+	    prev < port->last_change)
+		return;
+	/*
+	 * This jump was published after the read before this one, the last
+	 * one after the read before last_change: the period lies in [lo, hi].
+	 * A read that saw a publication late (a loaded host, or reads spaced
+	 * a window apart) would make a gap short: learn only from a gap
+	 * known to 1/8.
+	 */
+	lo = prev - port->last_change;
+	hi = now - port->change_after;
+	gap = lo + (hi - lo) / 2;
+	if (hi - lo > gap / 8)
+		return;
+	if (port->unchanged_reads < 2 || gap < 16 * port->hold_ns ||
 	    gap < PFCWD_LEARN_MIN_NS || gap > PFCWD_LEARN_MAX_NS)
 		return;
 	/* Enough frames to have kept the priority paused all along. */
@@ -321,6 +335,7 @@ bool pfcwd_source_read_pfc(struct pfcwd_port *port, struct pfcwd_counters *c)
 			jump = max(jump, pfcwd_counter_delta(port->raw_ind[p],
 							     c->indications[p]));
 		pfcwd_source_learn(port, c->now, jump);
+		port->change_after = port->pub.last_read;
 		port->last_change = c->now;
 		port->unchanged_reads = 0;
 	}
