@@ -56,13 +56,40 @@ dmesg_lines() { dmesg 2>/dev/null | wc -l; }
 # The kernel log since the running case began (all of it outside a case).
 klog() { dmesg 2>/dev/null | tail -n "+$((${PFCWD_KLOG_MARK:-0} + 1))"; }
 
-# Fails with the offending lines when the kernel log since line $1 matches.
-dmesg_check_since() {
-	local bad
+# One splat is the emulator's, not the kernel's: qemu's TCG sometimes
+# delivers a single-step #DB to kernel code that never set TF (the x86
+# handler's own comment names qemu as the known cause), and exc_debug_kernel()
+# warns once per boot.  Nothing in a module can raise it, so that splat - from
+# its "cut here" to its "end trace", and only a splat whose WARNING line is in
+# exc_debug_kernel - is reported as an artifact and not counted; anything
+# else in the same log still fails the case.
+dmesg_drop_emulator_splats() {
+	awk '
+	function flush() {
+		if (n && !art) for (i = 1; i <= n; i++) print buf[i]
+		else if (n) print "emulator artifact, not counted: " warn > "/dev/stderr"
+		n = 0; art = 0; insplat = 0
+	}
+	/cut here/ { flush(); insplat = 1 }
+	insplat {
+		buf[++n] = $0
+		if ($0 ~ /WARNING:.*exc_debug_kernel/) { art = 1; warn = $0 }
+		if ($0 ~ /end trace/) flush()
+		next
+	}
+	{ print }
+	END { flush() }'
+}
 
-	bad=$(dmesg 2>/dev/null | tail -n "+$(($1 + 1))" | grep -E "$DMESG_BAD")
+# Fails with the offending lines (and what follows them, to show the trace)
+# when the kernel log since line $1 matches.
+dmesg_check_since() {
+	local log bad
+
+	log=$(dmesg 2>/dev/null | tail -n "+$(($1 + 1))" | dmesg_drop_emulator_splats)
+	bad=$(printf '%s\n' "$log" | grep -n -E "$DMESG_BAD" | head -n 1 | cut -d: -f1)
 	[ -z "$bad" ] && return 0
-	echo "$bad" | head -n 40
+	printf '%s\n' "$log" | tail -n "+$bad" | head -n 60
 	return 1
 }
 
@@ -81,11 +108,12 @@ _tap_run_case() {
 		echo "# timed out after ${tmo}s"
 		rc=1
 	fi
-	if ! dmesg_check_since "$mark" > "$TAP_SKIP_FILE.dmesg"; then
+	if ! dmesg_check_since "$mark" > "$TAP_SKIP_FILE.dmesg" 2> "$TAP_SKIP_FILE.art"; then
 		echo "# kernel log reports a problem:"
 		sed 's/^/#   /' "$TAP_SKIP_FILE.dmesg"
 		rc=1
 	fi
+	sed 's/^/# /' "$TAP_SKIP_FILE.art"
 	case $rc in
 	0)
 		echo "ok $n $desc"
@@ -98,7 +126,7 @@ _tap_run_case() {
 		echo "not ok $n $desc"
 		TAP_FAIL=$((TAP_FAIL + 1)) ;;
 	esac
-	rm -f "$TAP_SKIP_FILE" "$TAP_SKIP_FILE.dmesg"
+	rm -f "$TAP_SKIP_FILE" "$TAP_SKIP_FILE.dmesg" "$TAP_SKIP_FILE.art"
 }
 
 tap_main() {
