@@ -99,8 +99,13 @@ bool pfcwd_action_device_pfc(const struct pfcwd_port *port)
 		 * Also not where the counters stop while the bit is off:
 		 * restoration would be blind (ixgbe, which has no RDMA).
 		 */
+		/*
+		 * Nor where stopped TX queues are all pfcwd sees: with the bit
+		 * off the queues drain and the signal is gone.
+		 */
 		return !port->profile->setpfc_disruptive &&
 		       !port->profile->blind_when_off &&
+		       pfcwd_port_source(port) != PFCWD_SOURCE_TXQ &&
 		       !READ_ONCE(port->setpfc_hurts);
 	}
 }

@@ -5,17 +5,22 @@
  * (Generic netlink is the interface for tools.)
  *
  *   DEV enabled E action A prios L pfc_en L dcb B push B hold_us N
- *       granularity_us N next_poll_ns N ingress_hook B
+ *       granularity_us N next_poll_ns N ingress_hook B profile S
+ *       counters B refresh_ms N refresh_learnt B reads N forced N
+ *       read_errors N read_rate N device_action S device_pfc B
+ *       setpfc_hurts B setpfc_errors N nic_warnings N nic_errors N
+ *       stall_prios L
  *   DEV prio P watched W state S latch R detected N restored N tx_storms N
  *       slow N rx_pause N tx_pause N last_paused_us N last_storm_us N
  *       detected_at_ns N restored_at_ns N tx_dropped N rx_dropped N
- *       tx_forwarded N
+ *       tx_forwarded N stalls_refuted N
  * (the last two: CLOCK_MONOTONIC times of the last detection/restoration)
  * and, for a port with software PFC, its "DEV swpfc" and "DEV swprio P"
  * lines (swpfc.c).
  *
  * (ingress_hook: whether the port's ingress hook, which drops received
- * packets of priorities mitigated with drop, is registered)
+ * packets of priorities mitigated with drop, is registered; stall_prios:
+ * the watched priorities whose TX queues pfcwd can see stall, txq_stall.c)
  *
  * /sys/kernel/debug/pfcwd/poll: the poller's cost so far,
  *   passes N polls N work_ns N late_ns N quiet_ns N
@@ -37,11 +42,14 @@ static struct dentry *pfcwd_debugfs_dir;
 static void pfcwd_debugfs_port(struct seq_file *m, struct pfcwd_port *port)
 {
 	char prios[PFCWD_PRIO_LIST_LEN], pfc[PFCWD_PRIO_LIST_LEN];
+	char stall[PFCWD_PRIO_LIST_LEN];
 	int p;
 
 	pfcwd_prio_list_format(port->cfg.prios, prios, sizeof(prios));
 	pfcwd_prio_list_format(port->pfc_en, pfc, sizeof(pfc));
-	seq_printf(m, "%s enabled %d action %s prios %s pfc_en %s dcb %d push %d hold_us %llu granularity_us %llu next_poll_ns %lld ingress_hook %d profile %s counters %d refresh_ms %u refresh_learnt %d reads %llu forced %llu read_errors %llu read_rate %u device_action %s device_pfc %d setpfc_hurts %d setpfc_errors %llu nic_warnings %llu nic_errors %llu\n",
+	pfcwd_prio_list_format(READ_ONCE(port->stall_prios), stall,
+			       sizeof(stall));
+	seq_printf(m, "%s enabled %d action %s prios %s pfc_en %s dcb %d push %d hold_us %llu granularity_us %llu next_poll_ns %lld ingress_hook %d profile %s counters %d refresh_ms %u refresh_learnt %d reads %llu forced %llu read_errors %llu read_rate %u device_action %s device_pfc %d setpfc_hurts %d setpfc_errors %llu nic_warnings %llu nic_errors %llu stall_prios %s\n",
 		   port->name, port->cfg.enabled,
 		   pfcwd_action_name(port->cfg.action), prios[0] ? prios : "-",
 		   pfc[0] ? pfc : "-", port->has_dcb,
@@ -57,12 +65,12 @@ static void pfcwd_debugfs_port(struct seq_file *m, struct pfcwd_port *port)
 		   pfcwd_device_action_name(port->cfg.device_action),
 		   pfcwd_action_device_pfc(port), READ_ONCE(port->setpfc_hurts),
 		   port->setpfc_errors, READ_ONCE(port->nic.warnings),
-		   READ_ONCE(port->nic.errors));
+		   READ_ONCE(port->nic.errors), stall[0] ? stall : "-");
 	for (p = 0; p < PFCWD_NUM_PRIO; p++) {
 		const struct pfcwd_storm *sm = &port->prio[p].sm;
 		const struct pfcwd_storm_stats *st = &sm->stats;
 
-		seq_printf(m, "%s prio %d watched %d state %s latch %s detected %llu restored %llu tx_storms %llu slow %llu rx_pause %llu tx_pause %llu last_paused_us %llu last_storm_us %llu detected_at_ns %llu restored_at_ns %llu tx_dropped %lld rx_dropped %lld tx_forwarded %lld\n",
+		seq_printf(m, "%s prio %d watched %d state %s latch %s detected %llu restored %llu tx_storms %llu slow %llu rx_pause %llu tx_pause %llu last_paused_us %llu last_storm_us %llu detected_at_ns %llu restored_at_ns %llu tx_dropped %lld rx_dropped %lld tx_forwarded %lld stalls_refuted %llu\n",
 			   port->name, p, !!(port->cfg.prios & BIT(p)),
 			   pfcwd_state_name(sm->state),
 			   pfcwd_latch_name(sm->latch), st->detected,
@@ -73,7 +81,8 @@ static void pfcwd_debugfs_port(struct seq_file *m, struct pfcwd_port *port)
 			   st->last_detected_at, st->last_restored_at,
 			   atomic64_read(&port->prio[p].tx_dropped),
 			   atomic64_read(&port->prio[p].rx_dropped),
-			   atomic64_read(&port->prio[p].tx_forwarded));
+			   atomic64_read(&port->prio[p].tx_forwarded),
+			   st->stalls_refuted);
 	}
 }
 

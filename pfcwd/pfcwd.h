@@ -212,6 +212,24 @@ struct pfcwd_nic {
 	u64 warnings, errors;		/* events seen; READ_ONCE elsewhere */
 };
 
+/* One read of a port's sources (source.c), for its state machines. */
+struct pfcwd_counters {
+	u64 now;
+	u64 indications[PFCWD_NUM_PRIO];
+	u64 requests[PFCWD_NUM_PRIO];
+	u64 rx_packets;
+	u8 pfc_en;
+	bool pfc_valid;
+	bool stale;		/* not republished since the last read */
+	bool forced;		/* refresh_stats was read by this poll */
+	u8 dur_valid;		/* priorities with a pause duration */
+	u64 paused_ns[PFCWD_NUM_PRIO];	/* their pause durations */
+	u64 dur_at, dur_err;	/* when they were read, ns, +- dur_err */
+	u8 nic_storm;		/* the NIC's prevention stopped these */
+	u8 stall_valid;		/* priorities the transmit-stall signal covers */
+	u64 stall_since[PFCWD_NUM_PRIO];	/* their stalls; 0: none */
+};
+
 struct pfcwd_port {
 	struct hlist_node hnode;	/* pfcwd_port_hash, by dev */
 	struct list_head node;		/* pfcwd_ports */
@@ -261,6 +279,7 @@ struct pfcwd_port {
 	 */
 	u32 refresh_ms;
 	bool refresh_learnt;
+	bool live_proven;		/* two reads in a row saw them move */
 	u64 last_change;		/* read that saw the counters move, ns */
 	u64 change_after;		/* the read before that one, ns */
 	struct pfcwd_pub pub;		/* published: the phase reads found */
@@ -275,6 +294,21 @@ struct pfcwd_port {
 	struct ethtool_stats *refresh_stats;	/* forced refreshes; RTNL */
 	struct pfcwd_ectrs ectr;
 	struct pfcwd_nic nic;
+
+	/*
+	 * Transmit stalls (txq_stall.c): the watched priorities the signal
+	 * covered at the last poll (READ_ONCE elsewhere).  Poller only: the
+	 * next poll is only a stall check (stall_check) before the full one
+	 * due at full_next, which last_c, the counters of the last read,
+	 * stand in for.
+	 */
+	u8 stall_prios;
+	u64 txq_drain_ns;		/* RTNL: a full ring to half, at link rate */
+	u64 txq_running[TC_MAX_QUEUE];	/* per class: last seen running, ns */
+	u64 txq_stopped[TC_MAX_QUEUE];	/* ...first seen stopped since; 0 */
+	bool stall_check;
+	u64 full_next;
+	struct pfcwd_counters last_c;
 
 	/* Poller only. */
 	u64 next_poll;			/* ns; U64_MAX = never */
@@ -327,25 +361,12 @@ void pfcwd_profile_probe(struct pfcwd_port *port);
 const char *pfcwd_profile_cost_name(enum pfcwd_read_cost cost);
 
 /* source.c */
-struct pfcwd_counters {
-	u64 now;
-	u64 indications[PFCWD_NUM_PRIO];
-	u64 requests[PFCWD_NUM_PRIO];
-	u64 rx_packets;
-	u8 pfc_en;
-	bool pfc_valid;
-	bool stale;		/* not republished since the last read */
-	bool forced;		/* refresh_stats was read by this poll */
-	u8 dur_valid;		/* priorities with a pause duration */
-	u64 paused_ns[PFCWD_NUM_PRIO];	/* their pause durations */
-	u64 dur_at, dur_err;	/* when they were read, ns, +- dur_err */
-	u8 nic_storm;		/* the NIC's prevention stopped these */
-};
-
 void pfcwd_source_probe(struct pfcwd_port *port);
 bool pfcwd_source_read_pfc(struct pfcwd_port *port, struct pfcwd_counters *c);
 void pfcwd_source_read_stats(struct pfcwd_port *port,
 			     struct pfcwd_counters *c);
+u8 pfcwd_source_read_stall(struct pfcwd_port *port, struct pfcwd_counters *c);
+bool pfcwd_source_published(const struct pfcwd_port *port);
 void pfcwd_source_sample(struct pfcwd_port *port, int prio,
 			 const struct pfcwd_counters *c,
 			 struct pfcwd_sample *s);
@@ -369,6 +390,11 @@ bool pfcwd_ectr_has(const struct pfcwd_port *port, int id);
 bool pfcwd_nic_storm_read(struct pfcwd_port *port, struct pfcwd_counters *c);
 int pfcwd_nic_prevention_ms(const struct pfcwd_port *port, u32 *ms);
 u64 pfcwd_nic_storm_due(const struct pfcwd_port *port);
+
+/* txq_stall.c: transmit stalls, read from the TX queues */
+u8 pfcwd_txq_stall_prios(const struct net_device *dev);
+u8 pfcwd_txq_stall_read(struct pfcwd_port *port, u64 now, u64 *since);
+u64 pfcwd_txq_stall_err_ns(const struct pfcwd_port *port);
 
 /* swpfc.c: software PFC, on ports without hardware PFC */
 void pfcwd_swpfc_start(struct pfcwd_port *port);

@@ -18,6 +18,14 @@
  *  - busy: every poll_fine_us, and exactly at the next deadline a state
  *    machine reports (T0 after a pause began, T1 after the last XOFF), so
  *    transitions do not wait for the next tick.
+ *  - stall checks: a port whose reads are further apart than the quiet
+ *    interval (forced or published counters) and whose TX queues say when
+ *    they cannot send (txq_stall.c) is also visited on the quiet grid, to
+ *    look at its queues only: no driver call unless one of its watched
+ *    priorities is stalled.  Then a port with forced or live counters is
+ *    read at once; one with published counters is not (reading before
+ *    the next publication tells nothing) and its machines get a stale
+ *    sample, the last counters with the queues as they are now.
  * A storm is first seen at most one quiet interval after it starts and is
  * then timed from that sample: detection lands in [T0, T0 + quiet + fine]
  * and restoration in [T1, T1 + fine], plus twice the poller's own
@@ -26,7 +34,9 @@
  *
  * Context: the timer callback runs in hard irq; everything else in process
  * context.  Only the work touches port->poll_next, port->poll_due, the
- * lateness windows and port->next_poll
+ * lateness windows, the stall-check fields (stall_check, full_next,
+ * last_c; stall_prios is written under RTNL and port->lock) and
+ * port->next_poll
  * (pfcwd_report_pause() and config changes may zero next_poll to ask for
  * an early poll).  Each polled port is pinned by a reference.
  */
@@ -112,6 +122,78 @@ u64 pfcwd_poll_quiet_next(u64 now, u64 quiet)
 	return t + quiet - rem;
 }
 
+/*
+ * Sets when @port is polled next: fully at @full, and before that on the
+ * quiet grid for a stall check where the port has the signal.  Poller.
+ */
+static void pfcwd_poll_schedule(struct pfcwd_port *port, u64 now, u64 full)
+{
+	u64 check = U64_MAX;
+
+	port->full_next = full;
+	if (full != U64_MAX && READ_ONCE(port->stall_prios))
+		check = pfcwd_poll_quiet_next(now, pfcwd_poll_quiet_ns());
+	port->stall_check = check + PFCWD_POLL_SLACK_NS < full;
+	WRITE_ONCE(port->next_poll, port->stall_check ? check : full);
+}
+
+/*
+ * The watched priorities of @port stalled in @c whose stall is news to
+ * their machine: OPERATIONAL, and not a stall it already refuted.
+ */
+static u8 pfcwd_poll_new_stalls(struct pfcwd_port *port,
+				const struct pfcwd_counters *c, u8 stalled)
+{
+	struct pfcwd_storm_config scfg;
+	u8 news = 0;
+	int p;
+
+	mutex_lock(&port->lock);
+	pfcwd_port_storm_config(port, &scfg);
+	for (p = 0; p < PFCWD_NUM_PRIO; p++)
+		if ((stalled & port->cfg.prios & BIT(p)) &&
+		    pfcwd_storm_stall_news(&port->prio[p].sm, &scfg,
+					   c->stall_since[p], c->now))
+			news |= BIT(p);
+	mutex_unlock(&port->lock);
+	return news;
+}
+
+/*
+ * A stall check (pfcwd_poll_schedule()): RTNL held.  Nothing stalled that
+ * the machines do not know already: the poll ends here.  A stall on a port
+ * whose counters are fresh when read (forced, live, none) brings its full
+ * poll forward, to a busy read's distance from the last one (the reads'
+ * cost bound).  On a port with
+ * published counters, reading before the next publication tells nothing:
+ * its machines get the last counters, stale, with the queues as they are.
+ * Return: true to go on with @c.
+ */
+static bool pfcwd_poll_stall_check(struct pfcwd_port *port,
+				   struct pfcwd_counters *c)
+{
+	u64 now = ktime_get_ns(), full = port->full_next;
+
+	*c = port->last_c;
+	c->now = now;
+	c->pfc_valid = false;
+	c->forced = false;
+	c->nic_storm = 0;
+	c->dur_valid = 0;
+	c->stale = true;
+	if (!pfcwd_poll_new_stalls(port, c, pfcwd_source_read_stall(port, c))) {
+		pfcwd_poll_schedule(port, now, full);
+		return false;
+	}
+	if (port->counters && pfcwd_source_published(port) &&
+	    !READ_ONCE(port->push_active))
+		return true;
+	full = min(full, max(port->last_c.now + pfcwd_source_fine_ns(port),
+			     now + PFCWD_POLL_SLACK_NS));
+	pfcwd_poll_schedule(port, now, full);
+	return false;
+}
+
 /* Samples one port and acts on the result.  Process context. */
 static void pfcwd_poll_port(struct pfcwd_port *port)
 {
@@ -126,14 +208,30 @@ static void pfcwd_poll_port(struct pfcwd_port *port)
 	rtnl_lock();
 	if (port->dead) {
 		rtnl_unlock();
-		WRITE_ONCE(port->next_poll, U64_MAX);
+		pfcwd_poll_schedule(port, 0, U64_MAX);
 		return;
+	}
+	/* A stall check, unless the poll was asked for at once (due 0). */
+	if (port->stall_check && port->poll_due &&
+	    port->poll_due + PFCWD_POLL_SLACK_NS < port->full_next) {
+		if (!pfcwd_poll_stall_check(port, &c)) {
+			rtnl_unlock();
+			return;
+		}
+		moved = true;
+		goto sampled;
 	}
 	/*
 	 * The quiet fast path: a port with nothing to follow whose counters
-	 * did not move needs neither its stats nor its state machines.
+	 * did not move, and none of whose queues is stalled, needs neither
+	 * its stats nor its state machines.
 	 */
 	moved = pfcwd_source_read_pfc(port, &c);
+	if (pfcwd_source_read_stall(port, &c) & port->cfg.prios)
+		moved = true;
+	WRITE_ONCE(port->stall_prios, c.stall_valid & port->cfg.prios);
+	port->last_c = c;
+sampled:
 	/*
 	 * Lateness: from when the poll was due to when the counters were
 	 * read, RTNL wait included.  A poll asked for at once (due 0) has no
@@ -148,7 +246,7 @@ static void pfcwd_poll_port(struct pfcwd_port *port)
 	if (!moved && READ_ONCE(port->quiet) && !READ_ONCE(port->push_active)) {
 		rtnl_unlock();
 		next = pfcwd_source_next_read(port, c.now, false);
-		WRITE_ONCE(port->next_poll, min(next, nic_due));
+		pfcwd_poll_schedule(port, c.now, min(next, nic_due));
 		return;
 	}
 	pfcwd_source_read_stats(port, &c);
@@ -158,7 +256,7 @@ static void pfcwd_poll_port(struct pfcwd_port *port)
 	if (!port->cfg.enabled) {
 		WRITE_ONCE(port->quiet, false);
 		mutex_unlock(&port->lock);
-		WRITE_ONCE(port->next_poll, U64_MAX);
+		pfcwd_poll_schedule(port, c.now, U64_MAX);
 		return;
 	}
 	if (!port->link_up) {
@@ -166,7 +264,7 @@ static void pfcwd_poll_port(struct pfcwd_port *port)
 		port->reprime = true;
 		WRITE_ONCE(port->quiet, false);
 		mutex_unlock(&port->lock);
-		WRITE_ONCE(port->next_poll, U64_MAX);
+		pfcwd_poll_schedule(port, c.now, U64_MAX);
 		return;
 	}
 	if (c.pfc_valid)
@@ -214,7 +312,7 @@ static void pfcwd_poll_port(struct pfcwd_port *port)
 	deadline = min(deadline, nic_due);
 	if (deadline < next)
 		next = max(deadline, c.now + PFCWD_POLL_SLACK_NS);
-	WRITE_ONCE(port->next_poll, next);
+	pfcwd_poll_schedule(port, c.now, next);
 }
 
 static void pfcwd_poll_work_fn(struct work_struct *work)

@@ -27,6 +27,7 @@
 
 #include <linux/ethtool.h>
 #include <linux/hash.h>
+#include <linux/if_vlan.h>
 #include <linux/rculist.h>
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
@@ -80,6 +81,31 @@ void pfcwd_port_put(struct pfcwd_port *port)
 		kfree_rcu(port, rcu);
 }
 
+/*
+ * How long a full TX ring of @port keeps the link busy down to its wake
+ * threshold (half), at @speed Mb/s, in frames of the MTU with their
+ * Ethernet, VLAN and wire overhead: how long before a queue stops sending
+ * the link may still have been sending from its ring (txq_stall.c).  A
+ * driver that does not say gets 4096 descriptors.  RTNL held.
+ */
+static u64 pfcwd_port_ring_drain_ns(struct pfcwd_port *port, u32 speed)
+{
+	const struct ethtool_ops *ops = port->dev->ethtool_ops;
+	struct kernel_ethtool_ringparam kring = {};
+	struct ethtool_ringparam ring = {};
+	u64 frame_bits;
+
+	ring.tx_pending = 4096;
+	if (ops && ops->get_ringparam)
+		ops->get_ringparam(port->dev, &ring, &kring, NULL);
+	if (!ring.tx_pending)
+		return 0;
+	/* MTU + header + tag + preamble, SFD, FCS and inter-frame gap */
+	frame_bits = (u64)(READ_ONCE(port->dev->mtu) + ETH_HLEN + VLAN_HLEN +
+			   24) * 8;
+	return div_u64((ring.tx_pending / 2 + 1) * frame_bits * 1000, speed);
+}
+
 /* Pause continuity from the link speed; RTNL held.  See storm.h. */
 static void pfcwd_port_update_link(struct pfcwd_port *port)
 {
@@ -94,6 +120,7 @@ static void pfcwd_port_update_link(struct pfcwd_port *port)
 	/* 65535 quanta of 512 bit times at @speed Mb/s, in ns */
 	quanta_ns = div_u64(65535ULL * 512 * 1000, speed);
 	port->hold_ns = quanta_ns;
+	WRITE_ONCE(port->txq_drain_ns, pfcwd_port_ring_drain_ns(port, speed));
 	pfcwd_swpfc_set_speed(port, speed);
 	was_up = port->link_up;
 	port->link_up = netif_running(port->dev) && netif_carrier_ok(port->dev);
@@ -120,6 +147,9 @@ void pfcwd_port_storm_config(const struct pfcwd_port *port,
 	scfg->slow_threshold = READ_ONCE(pfcwd_params.slow_threshold);
 	scfg->disables_pfc = pfcwd_action_device_pfc(port) &&
 			     cfg->action != PFCWD_ACTION_ALERT;
+	scfg->stall_only = pfcwd_port_source(port) == PFCWD_SOURCE_TXQ;
+	/* A queue of a saturated link stops while half its ring drains. */
+	scfg->stall_min_ns = min(scfg->hold_ns, scfg->detect_ns / 4);
 }
 
 static struct pfcwd_port *pfcwd_port_create(struct net_device *dev)

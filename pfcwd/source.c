@@ -85,13 +85,18 @@ void pfcwd_source_probe(struct pfcwd_port *port)
 	port->pfc_en = pfc.pfc_en;
 	port->swapped = port->profile->swapped;
 	port->refresh_ms = port->profile->refresh_ms;
-	if (!port->counters)
+	if (port->counters)
+		return;
+	if (pfcwd_txq_stall_prios(dev))
+		pr_notice("%s: driver %s gives no PFC pause counters: pfcwd sees storms only as TX queues that stop sending\n",
+			  port->name, port->profile->name);
+	else
 		pr_notice("%s: driver %s gives no PFC pause counters: pfcwd cannot see storms on it\n",
 			  port->name, port->profile->name);
 }
 
 /* The port's counters are a copy that nothing can refresh on demand. */
-static bool pfcwd_source_published(const struct pfcwd_port *port)
+bool pfcwd_source_published(const struct pfcwd_port *port)
 {
 	return !port->profile->force && READ_ONCE(port->refresh_ms);
 }
@@ -331,6 +336,10 @@ bool pfcwd_source_read_pfc(struct pfcwd_port *port, struct pfcwd_counters *c)
 		memcpy(port->raw_dur, c->paused_ns, sizeof(port->raw_dur));
 	}
 	if (moved) {
+		/* Two reads in a row moved, closer than any period learnt. */
+		if (port->last_change && !port->unchanged_reads &&
+		    c->now - port->last_change < PFCWD_LEARN_MIN_NS)
+			WRITE_ONCE(port->live_proven, true);
 		for (p = 0; p < PFCWD_NUM_PRIO; p++)
 			jump = max(jump, pfcwd_counter_delta(port->raw_ind[p],
 							     c->indications[p]));
@@ -390,6 +399,42 @@ void pfcwd_source_read_stats(struct pfcwd_port *port,
 	c->rx_packets = stats.rx_packets;
 }
 
+/*
+ * Whether the counters' freshness is known: from the table, learnt, or
+ * proven live.  Until then a transmit stall is not used with them: a
+ * storm it detected would be restored by counters that only look quiet
+ * because nobody knows yet that they are a copy published every R.
+ */
+static bool pfcwd_source_freshness_known(const struct pfcwd_port *port)
+{
+	return !port->profile->learn || READ_ONCE(port->refresh_learnt) ||
+	       READ_ONCE(port->live_proven);
+}
+
+/*
+ * Transmit stalls of the priorities in pfc_en (no other can be paused by
+ * PFC), at c->now; RTNL held.  Return: those stalled now.
+ */
+u8 pfcwd_source_read_stall(struct pfcwd_port *port, struct pfcwd_counters *c)
+{
+	u8 pfc_en = c->pfc_valid ? c->pfc_en : port->pfc_en, stalled = 0;
+	int p;
+
+	ASSERT_RTNL();
+	c->stall_valid = pfcwd_txq_stall_read(port, c->now, c->stall_since);
+	if (port->counters && !pfcwd_source_freshness_known(port)) {
+		c->stall_valid = 0;
+		memset(c->stall_since, 0, sizeof(c->stall_since));
+	}
+	for (p = 0; p < PFCWD_NUM_PRIO; p++) {
+		if (!(pfc_en & BIT(p)))
+			c->stall_since[p] = 0;
+		if (c->stall_since[p])
+			stalled |= BIT(p);
+	}
+	return stalled;
+}
+
 /* The sample of priority @prio from counters @c; port->lock held. */
 void pfcwd_source_sample(struct pfcwd_port *port, int prio,
 			 const struct pfcwd_counters *c,
@@ -421,6 +466,11 @@ void pfcwd_source_sample(struct pfcwd_port *port, int prio,
 	} else if (READ_ONCE(port->swpfc.active)) {
 		pfcwd_swpfc_sample(port, prio, s);
 	} else {
+		/* Counters, or none: the queues say when they cannot send. */
+		if (c->stall_valid & BIT(prio)) {
+			s->valid |= PFCWD_SAMPLE_STALL;
+			s->stall_since = c->stall_since[prio];
+		}
 		s->rx_pause = c->indications[prio];
 		if (c->dur_valid & BIT(prio)) {
 			s->paused_ns = c->paused_ns[prio];
@@ -494,6 +544,8 @@ enum pfcwd_source pfcwd_port_source(const struct pfcwd_port *port)
 		return PFCWD_SOURCE_DCB;
 	if (READ_ONCE(port->swpfc.active))
 		return PFCWD_SOURCE_SOFTWARE;
+	if (READ_ONCE(port->stall_prios))
+		return PFCWD_SOURCE_TXQ;
 	return PFCWD_SOURCE_NONE;
 }
 
@@ -507,6 +559,11 @@ u64 pfcwd_port_granularity_ns(const struct pfcwd_port *port)
 	u64 quiet = pfcwd_source_quiet_ns(port);
 	u64 fine = pfcwd_source_fine_ns(port);
 	u64 late = 2 * READ_ONCE(pfcwd_poll_stats.late_ns);
+
+	/* The queues are checked every quiet interval; trans_start's jiffy. */
+	if (pfcwd_port_source(port) == PFCWD_SOURCE_TXQ)
+		return pfcwd_poll_quiet_ns() + fine + late +
+		       pfcwd_txq_stall_err_ns(port);
 
 	if (port->counters && pfcwd_source_published(port) &&
 	    !READ_ONCE(port->push_active)) {

@@ -39,6 +39,7 @@ static void pfcwd_storm_quiet(struct pfcwd_storm *sm)
 	sm->pause_last = 0;
 	sm->tx_start = 0;
 	sm->tx_last = 0;
+	sm->stall_start = 0;
 }
 
 /**
@@ -164,11 +165,9 @@ static bool pfcwd_storm_joins(const struct pfcwd_storm_config *cfg, u64 n,
  */
 static unsigned int pfcwd_storm_rx_exact(struct pfcwd_storm *sm,
 					 const struct pfcwd_storm_config *cfg,
-					 const struct pfcwd_sample *s, u64 n,
-					 u64 last)
+					 const struct pfcwd_sample *s, u64 since,
+					 u64 n, u64 last)
 {
-	u64 since = s->pause_since;
-
 	if (!since || since > s->now) {
 		sm->pause_start = 0;
 		sm->pause_last = 0;
@@ -231,28 +230,100 @@ static unsigned int pfcwd_storm_rx_duration(struct pfcwd_storm *sm,
 	return 0;
 }
 
+/* The stall in @s, if it has lasted long enough to count; else 0. */
+static u64 pfcwd_storm_stalled(const struct pfcwd_storm_config *cfg,
+			       const struct pfcwd_sample *s)
+{
+	u64 since = s->stall_since;
+
+	if (!(s->valid & PFCWD_SAMPLE_STALL) || !since || since > s->now ||
+	    s->now - since < cfg->stall_min_ns)
+		return 0;
+	return since;
+}
+
+/*
+ * A transmit stall, with pause counters (storm.h): follows the stall in
+ * @s, confirmed by XOFF (@xoff: frames or pause time in this sample) or
+ * refuted by a @fresh reading without any that must include a publication
+ * made after it began.  Return: when the stall began, if it stands; 0.
+ */
+static u64 pfcwd_storm_stall(struct pfcwd_storm *sm,
+			     const struct pfcwd_storm_config *cfg,
+			     const struct pfcwd_sample *s, bool xoff,
+			     bool fresh)
+{
+	u64 since = pfcwd_storm_stalled(cfg, s);
+
+	if (!since) {
+		sm->stall_start = 0;
+		return 0;
+	}
+	sm->stall_last = s->now;
+	/* Not from before the machine was primed or last restored. */
+	if (since < sm->pause_floor)
+		since = sm->pause_floor;
+	if (since != sm->stall_start) {
+		sm->stall_start = since;
+		sm->stall_xoff = false;
+		sm->stall_refuted = false;
+	}
+	if (xoff)
+		sm->stall_xoff = true;
+	else if (fresh && !sm->stall_xoff && !sm->stall_refuted &&
+		 s->now >= since + cfg->hold_ns + cfg->refresh_ns +
+			   cfg->refresh_window_ns) {
+		sm->stall_refuted = true;
+		sm->stats.stalls_refuted++;
+	}
+	return sm->stall_refuted ? 0 : since;
+}
+
+/* A standing stall that has lasted T0: a storm, from when it began. */
+static unsigned int pfcwd_storm_stall_due(struct pfcwd_storm *sm,
+					  const struct pfcwd_storm_config *cfg,
+					  u64 since, u64 now)
+{
+	if (!since || now - since < cfg->detect_ns)
+		return 0;
+	/*
+	 * Before the counters showed it, nothing is known of the storm's
+	 * rate (a rate from an earlier storm would take its first
+	 * publication, half an interval, for one that ran out).
+	 */
+	if (!sm->pause_start) {
+		sm->pause_frames = 0;
+		sm->rate_frames = 0;
+		sm->rate_span = 0;
+		sm->pub_last = 0;
+		sm->pub_from = 0;
+	}
+	if (!sm->pause_start || since < sm->pause_start)
+		sm->pause_start = since;
+	/* The queues say the pause is still on. */
+	sm->pause_last = now;
+	return pfcwd_storm_enter(sm, cfg, now, PFCWD_LATCH_NONE);
+}
+
 /*
  * Received pause: episode tracking and detection, in OPERATIONAL.  An
  * episode continues while each interval's XOFF frames join the previous
  * ones without a gap longer than the hold time; otherwise a new one starts
  * at the first frame (for a counter source: at the sample).
  */
-static unsigned int pfcwd_storm_rx(struct pfcwd_storm *sm,
-				   const struct pfcwd_storm_config *cfg,
-				   const struct pfcwd_sample *s, u64 n,
-				   u64 first, u64 last, bool tx_moved,
-				   u64 d_paused)
+static unsigned int pfcwd_storm_rx_counters(struct pfcwd_storm *sm,
+					    const struct pfcwd_storm_config *cfg,
+					    const struct pfcwd_sample *s, u64 n,
+					    u64 first, u64 last, u64 d_paused)
 {
 	u64 now = s->now;
 
-	if (tx_moved) {
-		/* Traffic got through: whatever pause came, it was not a stall. */
-		sm->pause_start = 0;
-		sm->pause_last = 0;
-		return 0;
-	}
 	if (s->valid & PFCWD_SAMPLE_PAUSE)
-		return pfcwd_storm_rx_exact(sm, cfg, s, n, last);
+		return pfcwd_storm_rx_exact(sm, cfg, s, s->pause_since, n, last);
+	if (cfg->stall_only)
+		return pfcwd_storm_rx_exact(sm, cfg, s,
+					    pfcwd_storm_stalled(cfg, s), 0,
+					    s->now);
 	if (s->valid & PFCWD_SAMPLE_DURATION)
 		return pfcwd_storm_rx_duration(sm, cfg, s, d_paused);
 
@@ -319,6 +390,30 @@ static unsigned int pfcwd_storm_rx(struct pfcwd_storm *sm,
 	return 0;
 }
 
+static unsigned int pfcwd_storm_rx(struct pfcwd_storm *sm,
+				   const struct pfcwd_storm_config *cfg,
+				   const struct pfcwd_sample *s, u64 n,
+				   u64 first, u64 last, bool tx_moved,
+				   u64 d_paused)
+{
+	unsigned int ev;
+	u64 stall;
+
+	if (tx_moved) {
+		/* Traffic got through: whatever pause came, it was not a stall. */
+		sm->pause_start = 0;
+		sm->pause_last = 0;
+		sm->stall_start = 0;
+		return 0;
+	}
+	stall = cfg->stall_only ? 0 :
+		pfcwd_storm_stall(sm, cfg, s, n || d_paused, true);
+	ev = pfcwd_storm_rx_counters(sm, cfg, s, n, first, last, d_paused);
+	if (sm->state == PFCWD_OPERATIONAL)
+		ev |= pfcwd_storm_stall_due(sm, cfg, stall, s->now);
+	return ev;
+}
+
 /* STORMED: restoration once no XOFF came for T1. */
 static unsigned int pfcwd_storm_restoring(struct pfcwd_storm *sm,
 					  const struct pfcwd_storm_config *cfg,
@@ -337,6 +432,9 @@ static unsigned int pfcwd_storm_restoring(struct pfcwd_storm *sm,
 	sm->pause_last = 0;
 	sm->pause_floor = now;
 	sm->pub_paused = false;
+	/* The counters ended the storm while the queues stayed stopped. */
+	if (sm->stall_start)
+		sm->stall_refuted = true;
 	return PFCWD_EV_RESTORED;
 }
 
@@ -418,26 +516,55 @@ static unsigned int pfcwd_storm_mitigating(struct pfcwd_storm *sm,
 					   u64 n, u64 last, u64 d_paused)
 {
 	u64 now = s->now;
-	bool xoff = n > 0 || d_paused > 0;
+	bool xoff = n > 0 || d_paused > 0, held = false;
+
+	if (cfg->stall_only) {
+		/* Queues still stopped: paused at the sample. */
+		xoff = pfcwd_storm_stalled(cfg, s) != 0;
+		last = now;
+	} else if (pfcwd_storm_stall(sm, cfg, s, xoff, false) &&
+		   sm->stall_xoff) {
+		/*
+		 * A stall the counters confirmed goes on: the storm does,
+		 * whatever the counters show between their publications.
+		 */
+		held = true;
+	}
 
 	/*
 	 * The first sample after detection spans the moment the action took
 	 * effect: frames it saw may predate it.  Later ones may not.
 	 */
-	if (xoff) {
+	if (xoff || held) {
 		if (d_paused) {
 			/* Paused in the interval: an XOFF at the sample. */
 			last = now;
 			sm->pub_paused = cfg->refresh_ns != 0;
-		} else if (cfg->refresh_ns) {
+		} else if (cfg->refresh_ns && n) {
 			/* The frames came since the previous publication. */
 			last = pfcwd_storm_pub_frames(sm, cfg, s, n);
 			sm->pub_paused = last == now;
+		}
+		if (held) {
+			last = now;
+			sm->pub_paused = cfg->refresh_ns != 0;
 		}
 		if (last > sm->xoff_last)
 			sm->xoff_last = last;
 		if (sm->storm_samples >= 1)
 			sm->xoff_while_mitigated = true;
+	} else if (cfg->refresh_ns && sm->stall_last &&
+		   now < sm->stall_last + cfg->refresh_ns +
+			 cfg->refresh_window_ns) {
+		/*
+		 * Published counters that did not move, within a period of the
+		 * queues showing the pause on: the first publication made
+		 * after that may not have come yet (the source can tell a
+		 * stale read only once it knows when publications come).  As
+		 * a stale read: nothing learnt.
+		 */
+		sm->storm_samples++;
+		return 0;
 	} else {
 		sm->pub_paused = false;
 	}
@@ -563,13 +690,19 @@ static unsigned int pfcwd_storm_slow(struct pfcwd_storm *sm,
  */
 static unsigned int pfcwd_storm_stale(struct pfcwd_storm *sm,
 				      const struct pfcwd_storm_config *cfg,
-				      u64 now)
+				      const struct pfcwd_sample *s)
 {
+	u64 now = s->now, stall = 0;
 	unsigned int ev = 0;
 
+	/* The queues are read at every sample: a stall is never stale. */
+	if (!cfg->stall_only)
+		stall = pfcwd_storm_stall(sm, cfg, s, false, false);
 	if (sm->state == PFCWD_OPERATIONAL && sm->pause_start &&
 	    now - sm->pause_start >= cfg->detect_ns)
 		ev |= pfcwd_storm_enter(sm, cfg, now, PFCWD_LATCH_NONE);
+	else if (sm->state == PFCWD_OPERATIONAL && stall)
+		ev |= pfcwd_storm_stall_due(sm, cfg, stall, now);
 	else if (sm->state == PFCWD_STORMED && !sm->pub_paused)
 		ev |= pfcwd_storm_restoring(sm, cfg, now);
 
@@ -725,7 +858,7 @@ unsigned int pfcwd_storm_sample(struct pfcwd_storm *sm,
 	if (s->nic_storm)
 		ev |= pfcwd_storm_nic(sm, s->now);
 	if (s->valid & PFCWD_SAMPLE_STALE)
-		return ev | pfcwd_storm_stale(sm, cfg, s->now);
+		return ev | pfcwd_storm_stale(sm, cfg, s);
 
 	d_rx_pause = pfcwd_counter_delta(sm->prev_rx_pause, s->rx_pause);
 	d_tx_pause = pfcwd_counter_delta(sm->prev_tx_pause, s->tx_pause);
@@ -844,6 +977,9 @@ u64 pfcwd_storm_deadline(const struct pfcwd_storm *sm,
 
 	if (sm->state == PFCWD_OPERATIONAL && sm->pause_start)
 		t = sm->pause_start + cfg->detect_ns;
+	if (sm->state == PFCWD_OPERATIONAL && sm->stall_start &&
+	    !sm->stall_refuted && sm->stall_start + cfg->detect_ns < t)
+		t = sm->stall_start + cfg->detect_ns;
 	else if (sm->state == PFCWD_STORMED &&
 		 !(cfg->refresh_ns && sm->pub_paused))
 		t = sm->xoff_last + cfg->restore_ns;
@@ -863,7 +999,31 @@ bool pfcwd_storm_busy(const struct pfcwd_storm *sm)
 	if (sm->state == PFCWD_LATCHED)
 		return false;
 	return sm->pause_start || sm->tx_start || sm->blind_suspect ||
+	       (sm->stall_start && !sm->stall_refuted) ||
 	       sm->state == PFCWD_STORMED;
+}
+
+/**
+ * pfcwd_storm_stall_news - is a transmit stall news to the machine?
+ * @sm: the machine
+ * @cfg: its configuration
+ * @since: when the priority's queues stopped sending (0: they did not)
+ * @now: the time
+ *
+ * For a caller that sees the queues between samples: true if a sample now
+ * would follow a stall the machine does not follow yet (OPERATIONAL, long
+ * enough to count, not one it refuted).
+ */
+bool pfcwd_storm_stall_news(const struct pfcwd_storm *sm,
+			    const struct pfcwd_storm_config *cfg, u64 since,
+			    u64 now)
+{
+	if (sm->state != PFCWD_OPERATIONAL || !since || since > now ||
+	    now - since < cfg->stall_min_ns)
+		return false;
+	if (since < sm->pause_floor)
+		since = sm->pause_floor;
+	return !(sm->stall_refuted && since == sm->stall_start);
 }
 
 const char *pfcwd_state_name(enum pfcwd_state state)

@@ -79,6 +79,28 @@
  * the blind-counter watch below by R: a loop shows in the next
  * publication.
  *
+ * Transmit stalls (PFCWD_SAMPLE_STALL): the priority's TX queues are
+ * stopped and have sent nothing since stall_since (txq_stall.c) - no
+ * transmit progress, known at every sample and never stale, but only while
+ * the priority has traffic.  Without pause counters (cfg->stall_only) the
+ * stall is the pause, as for an exact source: detection once it has lasted
+ * T0, restoration T1 after the last sample that found it.  With counters it
+ * starts a pause at stall_since that the counters have not had time to
+ * show: it stands until a reading that must include a publication made
+ * after it began (hold_ns + refresh_ns + refresh_window_ns later) shows no
+ * XOFF since it began, which refutes it (a queue stopped for another
+ * reason); XOFF since it began confirms it.  A standing stall that has
+ * lasted T0 is detected even on a stale read, so a storm on a priority
+ * with traffic is detected T0 after its queues stopped, however seldom
+ * the counters are published.  While STORMED, a stall the counters
+ * confirmed holds the storm for as long as it stands (the queues of a
+ * paused class cannot drain; mitigation in the datapath leaves them
+ * so); otherwise restoration is the counters', and a stall that lasts
+ * through a restoration is refuted.  A stall counts only once it has
+ * lasted cfg->stall_min_ns (the caller's: min(hold time, T0 / 4)): a
+ * saturated link stops and wakes its queues all the time, each stop as
+ * long as half a ring takes to drain.
+ *
  * Blind sources: some NICs stop counting received pause frames once the
  * priority is no longer in pfc_en.  Mitigation clears pfc_en, the counter
  * goes quiet, restoration re-enables PFC and the storm is back at once: a
@@ -126,6 +148,7 @@ enum pfcwd_latch {
 #define PFCWD_SAMPLE_PAUSE	0x04	/* pause_since: exact pause state */
 #define PFCWD_SAMPLE_STALE	0x08	/* counters not republished since */
 #define PFCWD_SAMPLE_DURATION	0x10	/* paused_ns: cumulative pause time */
+#define PFCWD_SAMPLE_STALL	0x20	/* stall_since: TX queues stopped */
 
 struct pfcwd_storm_config {
 	u64 detect_ns;		/* T0 */
@@ -138,6 +161,8 @@ struct pfcwd_storm_config {
 	u32 storm_limit;	/* storms per window that latch; 0 = no limit */
 	u32 slow_threshold;	/* pause frames sent per second; 0 = off */
 	bool disables_pfc;	/* the action clears the priority from pfc_en */
+	bool stall_only;	/* no pause counters: a transmit stall is the pause */
+	u64 stall_min_ns;	/* a shorter transmit stall is not one */
 };
 
 /*
@@ -169,6 +194,11 @@ struct pfcwd_sample {
 	 */
 	u64 pub_after;
 	u64 pub_at;
+	/*
+	 * PFCWD_SAMPLE_STALL: the priority's TX queues are stopped and sent
+	 * nothing since this time; 0: they are not stopped.
+	 */
+	u64 stall_since;
 	u8 valid;		/* PFCWD_SAMPLE_* */
 	/*
 	 * The NIC's own storm prevention stopped this priority's pause since
@@ -182,6 +212,7 @@ struct pfcwd_storm_stats {
 	u64 restored;		/* storms ended: automatically or by hand */
 	u64 tx_storms;		/* generated storms detected */
 	u64 slow_events;	/* slow receiver events */
+	u64 stalls_refuted;	/* TX stalls the counters showed were no pause */
 	u64 rx_pause;		/* XOFF frames received */
 	u64 tx_pause;		/* pause frames sent */
 	u64 last_paused_ns;	/* last storm: pause length when detected */
@@ -222,6 +253,12 @@ struct pfcwd_storm {
 	u64 pub_from;		/* ...its publication came after; 0: unknown */
 	u64 rate_frames;	/* STORMED: the storm's highest rate seen, */
 	u64 rate_span;		/* as frames over ns */
+
+	/* The transmit stall being followed (counters: confirmed or not). */
+	u64 stall_start;	/* 0: none */
+	u64 stall_last;		/* the last sample a stall stood at */
+	bool stall_xoff;	/* XOFF counted since it began */
+	bool stall_refuted;	/* a publication since it began showed none */
 
 	/* After a restoration that saw no XOFF while PFC was off. */
 	bool blind_suspect;
@@ -293,6 +330,9 @@ void pfcwd_storm_clear_stats(struct pfcwd_storm *sm);
 u64 pfcwd_storm_deadline(const struct pfcwd_storm *sm,
 			 const struct pfcwd_storm_config *cfg);
 bool pfcwd_storm_busy(const struct pfcwd_storm *sm);
+bool pfcwd_storm_stall_news(const struct pfcwd_storm *sm,
+			    const struct pfcwd_storm_config *cfg, u64 since,
+			    u64 now);
 u64 pfcwd_counter_delta(u64 prev, u64 cur);
 
 const char *pfcwd_state_name(enum pfcwd_state state);

@@ -193,6 +193,7 @@ const char *source_name(uint64_t source)
 		[PFCWD_SOURCE_DCB] = "dcb",
 		[PFCWD_SOURCE_PUSH] = "push",
 		[PFCWD_SOURCE_SOFTWARE] = "software",
+		[PFCWD_SOURCE_TXQ] = "txq",
 	};
 
 	return name_of(names, ARRAY_SIZE(names), source);

@@ -73,6 +73,7 @@ enum pfcwd_source {
 	PFCWD_SOURCE_DCB,	/* polled dcbnl ieee_getpfc counters */
 	PFCWD_SOURCE_PUSH,	/* the driver calls pfcwd_report_pause() */
 	PFCWD_SOURCE_SOFTWARE,	/* PFC frames received in software */
+	PFCWD_SOURCE_TXQ,	/* no counters: TX queues stopped, not sending */
 };
 
 /* ---- tc ---------------------------------------------------------------- */

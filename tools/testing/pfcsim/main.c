@@ -28,6 +28,11 @@
  *			queue of that class is stopped; with rings, those
  *			queues' rings stop draining (the queues stop by
  *			themselves once their rings are full).
+ *   tx_hang		priority list: the traffic classes of these
+ *			priorities stop sending, with no pause frame at all
+ *			(a hung transmit engine): as a pause would, with
+ *			tx_ring 0 their TX queues are stopped, with rings
+ *			the rings stop draining.
  *   tx_storm		priority list: this NIC emits pause for these
  *			priorities (requests[P] rises at pause_rate while P
  *			is in pfc_en) and its receive path is stalled:
@@ -55,8 +60,9 @@
  *			tx_pause_storm_error_events (after the per-priority
  *			statistics).  rx_slow is not a stall and is never
  *			stopped.
- *   changed_ns		read: when rx_storm, tx_storm and rx_slow last
- *			changed (CLOCK_MONOTONIC ns), to time pfcwd exactly.
+ *   changed_ns		read: when rx_storm, tx_storm, rx_slow and tx_hang
+ *			last changed (CLOCK_MONOTONIC ns), to time pfcwd
+ *			exactly.
  *   inject_rx		write "PRIO COUNT": receive COUNT (1..1000000)
  *			802.1Q-tagged frames with PCP PRIO, VID 0, EtherType
  *			0x88b5, addressed to the port, with a pfcwd-pkt
@@ -488,6 +494,7 @@ enum pfcsim_list {
 	PFCSIM_RX_STORM,
 	PFCSIM_TX_STORM,
 	PFCSIM_RX_SLOW,
+	PFCSIM_TX_HANG,
 	PFCSIM_NUM_LISTS,
 };
 
@@ -505,6 +512,7 @@ struct pfcsim_port {
 	u16 delay;
 	struct ieee_ets ets;
 	u8 rx_storm;
+	u8 tx_hang;			/* classes that send nothing, no pause */
 	u8 tx_storm;			/* also read locklessly, by inject */
 	u8 rx_slow;
 	u32 pause_rate;
@@ -918,10 +926,13 @@ static void pfcsim_drain_cancel(struct pfcsim_port *port)
 
 /* --- queue state (port->lock held) ------------------------------------------ */
 
-/* The TX queues of the traffic classes the link partner pauses. */
+/*
+ * The TX queues of the traffic classes the link partner pauses, and of
+ * those whose transmit hangs (tx_hang).
+ */
 static u32 pfcsim_paused_queues(const struct pfcsim_port *port)
 {
-	u8 prios = port->rx_storm & port->pfc_en;
+	u8 prios = (port->rx_storm & port->pfc_en) | port->tx_hang;
 	u32 mask = 0;
 	int p, t;
 
@@ -1693,6 +1704,23 @@ static int pfcsim_set_layout(struct pfcsim_port *port,
 			     unsigned int channels);
 
 /* "ethtool -L NAME tx N": N TX queues per traffic class. */
+/*
+ * "ethtool -g": the TX ring size is tx_ring (0: none); set with the
+ * tx_ring knob, not with "ethtool -G".  The RX ring is not modelled.
+ */
+static void pfcsim_get_ringparam(struct net_device *dev,
+				 struct ethtool_ringparam *ring,
+				 struct kernel_ethtool_ringparam *kring,
+				 struct netlink_ext_ack *extack)
+{
+	struct pfcsim_port *port = netdev_priv(dev);
+
+	ring->tx_max_pending = PFCSIM_RING_MAX;
+	spin_lock_bh(&port->lock);
+	ring->tx_pending = port->ring_size;
+	spin_unlock_bh(&port->lock);
+}
+
 static int pfcsim_set_channels(struct net_device *dev,
 			       struct ethtool_channels *ch)
 {
@@ -1717,6 +1745,7 @@ static const struct ethtool_ops pfcsim_ethtool_ops = {
 	.get_tunable		= pfcsim_get_tunable,
 	.set_tunable		= pfcsim_set_tunable,
 	.get_channels		= pfcsim_get_channels,
+	.get_ringparam		= pfcsim_get_ringparam,
 	.set_channels		= pfcsim_set_channels,
 };
 
@@ -1890,6 +1919,8 @@ static u8 *pfcsim_list_mask(struct pfcsim_port *port, enum pfcsim_list which)
 		return &port->rx_storm;
 	case PFCSIM_TX_STORM:
 		return &port->tx_storm;
+	case PFCSIM_TX_HANG:
+		return &port->tx_hang;
 	default:
 		return &port->rx_slow;
 	}
@@ -1955,16 +1986,18 @@ static ssize_t pfcsim_changed_read(struct file *file, char __user *ubuf,
 {
 	struct pfcsim_port *port = file->private_data;
 	ktime_t t[PFCSIM_NUM_LISTS];
-	char buf[128];
+	char buf[160];
 	int len;
 
 	spin_lock_bh(&port->lock);
 	memcpy(t, port->changed, sizeof(t));
 	spin_unlock_bh(&port->lock);
-	len = scnprintf(buf, sizeof(buf), "rx_storm %lld\ntx_storm %lld\nrx_slow %lld\n",
+	len = scnprintf(buf, sizeof(buf),
+			"rx_storm %lld\ntx_storm %lld\nrx_slow %lld\ntx_hang %lld\n",
 			ktime_to_ns(t[PFCSIM_RX_STORM]),
 			ktime_to_ns(t[PFCSIM_TX_STORM]),
-			ktime_to_ns(t[PFCSIM_RX_SLOW]));
+			ktime_to_ns(t[PFCSIM_RX_SLOW]),
+			ktime_to_ns(t[PFCSIM_TX_HANG]));
 	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
 }
 
@@ -2005,6 +2038,19 @@ static ssize_t pfcsim_rx_slow_write(struct file *file,
 				    loff_t *ppos)
 {
 	return pfcsim_list_write(file, ubuf, count, ppos, PFCSIM_RX_SLOW);
+}
+
+static ssize_t pfcsim_tx_hang_read(struct file *file, char __user *ubuf,
+				   size_t count, loff_t *ppos)
+{
+	return pfcsim_list_read(file, ubuf, count, ppos, PFCSIM_TX_HANG);
+}
+
+static ssize_t pfcsim_tx_hang_write(struct file *file,
+				    const char __user *ubuf, size_t count,
+				    loff_t *ppos)
+{
+	return pfcsim_list_write(file, ubuf, count, ppos, PFCSIM_TX_HANG);
 }
 
 static ssize_t pfcsim_uint_read(char __user *ubuf, size_t count,
@@ -2527,6 +2573,7 @@ static const struct file_operations _name = {		\
 }
 
 PFCSIM_FOPS(pfcsim_rx_storm_fops, pfcsim_rx_storm_read, pfcsim_rx_storm_write);
+PFCSIM_FOPS(pfcsim_tx_hang_fops, pfcsim_tx_hang_read, pfcsim_tx_hang_write);
 PFCSIM_FOPS(pfcsim_tx_storm_fops, pfcsim_tx_storm_read, pfcsim_tx_storm_write);
 PFCSIM_FOPS(pfcsim_rx_slow_fops, pfcsim_rx_slow_read, pfcsim_rx_slow_write);
 PFCSIM_FOPS(pfcsim_pause_rate_fops, pfcsim_pause_rate_read,
@@ -2556,6 +2603,7 @@ static int pfcsim_port_debugfs(struct pfcsim_port *port)
 	if (IS_ERR(dir))
 		return PTR_ERR(dir);
 	debugfs_create_file("rx_storm", 0600, dir, port, &pfcsim_rx_storm_fops);
+	debugfs_create_file("tx_hang", 0600, dir, port, &pfcsim_tx_hang_fops);
 	debugfs_create_file("tx_storm", 0600, dir, port, &pfcsim_tx_storm_fops);
 	debugfs_create_file("rx_slow", 0600, dir, port, &pfcsim_rx_slow_fops);
 	debugfs_create_file("pause_rate", 0600, dir, port,

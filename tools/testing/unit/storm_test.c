@@ -11,7 +11,7 @@
 #include "../../../pfcwd/storm.h"
 #include "tap.h"
 
-#define N_TESTS		(272 + 36 + 4 + 6 + 9 + 1 + 20)
+#define N_TESTS		(272 + 36 + 4 + 6 + 9 + 1 + 20 + 19)
 
 #define US(n)		((u64)(n) * 1000ULL)
 #define MS(n)		((u64)(n) * PFCWD_NSEC_PER_MSEC)
@@ -1823,6 +1823,213 @@ static void test_late_samples(void)
 }
 
 /*
+ * Transmit stalls (storm.h): the priority's TX queues stopped since a time
+ * the source reads from the queues; the pause itself without counters,
+ * the start of a pause the counters have not shown yet with them.
+ */
+static void test_stall(void)
+{
+	struct pfcwd_storm_config cfg = cfg_base;
+	const u8 v = PFCWD_SAMPLE_RX | PFCWD_SAMPLE_STALL;
+	u64 since, end;
+	struct sim x;
+
+	/* No counters: the stall is the pause. */
+	cfg.stall_only = true;
+	sim_init(&x, &cfg, v);
+	sim_for(&x, MS(100));
+	since = x.s.now - MS(3);	/* the queues stopped a little before */
+	x.s.stall_since = since;
+	sim_run(&x, since + MS(100), false);
+	tap_ok(busy(&x) && deadline(&x) == since + MS(200),
+	       "stall only: busy, due T0 after the queues stopped");
+	sim_until(&x, SEC(1));
+	tap_ok(x.ev_first == PFCWD_EV_DETECTED && x.ev_at == since + MS(200) &&
+	       x.sm.stats.last_paused_ns == MS(200),
+	       "stall only: detected T0 after the queues stopped");
+	sim_clear(&x);
+	sim_for(&x, SEC(1));
+	tap_ok(!x.nev && x.sm.state == PFCWD_STORMED,
+	       "stall only: stormed while the queues stay stopped");
+	end = x.s.now;
+	x.s.stall_since = 0;
+	sim_clear(&x);
+	sim_until(&x, SEC(1));
+	tap_ok(x.ev_first == PFCWD_EV_RESTORED && x.ev_at == end + MS(200),
+	       "stall only: restored T1 after the last sample that found it");
+
+	sim_init(&x, &cfg, v);
+	x.s.stall_since = x.s.now;
+	sim_for(&x, MS(190));
+	x.s.stall_since = 0;
+	sim_for(&x, SEC(1));
+	tap_ok(!x.nev && !busy(&x), "stall only: a stall shorter than T0 is not");
+
+	/* Published counters (R 1 s), every read stale: the stall detects. */
+	cfg = cfg_base;
+	cfg.refresh_ns = SEC(1);
+	cfg.refresh_window_ns = MS(127);
+	sim_init(&x, &cfg, v);
+	x.s.valid = v | PFCWD_SAMPLE_STALE;
+	sim_for(&x, MS(50));
+	since = x.s.now;
+	x.s.stall_since = since;
+	sim_until(&x, SEC(1));
+	tap_ok(x.ev_first == PFCWD_EV_DETECTED && x.ev_at == since + MS(200),
+	       "stall, published counters: detected T0 after it began, on stale reads");
+
+	/* Live counters without XOFF since it began: refuted. */
+	cfg = cfg_base;
+	sim_init(&x, &cfg, v);
+	since = x.s.now;
+	x.s.stall_since = since;
+	sim_for(&x, MS(2));
+	tap_ok(busy(&x) && deadline(&x) == since + MS(200),
+	       "stall, live counters: followed until they can show it");
+	sim_for(&x, SEC(1));
+	tap_ok(!x.nev && !busy(&x) && deadline(&x) == PFCWD_U64_MAX,
+	       "stall, live counters without XOFF: refuted after the hold time");
+
+	/* ...with XOFF: confirmed, and timed from when the queues stopped. */
+	sim_init(&x, &cfg, v);
+	sim_for(&x, MS(50));
+	since = x.s.now - MS(30);
+	x.s.stall_since = since;
+	x.xoff = 3;
+	sim_until(&x, SEC(1));
+	tap_ok(x.ev_first == PFCWD_EV_DETECTED && x.ev_at == since + MS(200),
+	       "stall, live counters with XOFF: detected T0 after the queues stopped");
+	/* The XOFF stop, the confirmed stall goes on: so does the storm. */
+	x.xoff = 0;
+	sim_clear(&x);
+	sim_for(&x, SEC(1));
+	tap_ok(!x.nev && x.sm.state == PFCWD_STORMED,
+	       "a confirmed stall holds the storm while the counters are quiet");
+	end = x.s.now;
+	x.s.stall_since = 0;
+	sim_until(&x, SEC(1));
+	tap_ok(x.ev_first == PFCWD_EV_RESTORED && x.ev_at == end + MS(200),
+	       "restored T1 after the queues last stalled");
+
+	/* A storm the counters saw; a stall that starts as it ends. */
+	sim_init(&x, &cfg, v);
+	x.xoff = 3;
+	sim_until(&x, SEC(1));
+	x.xoff = 0;
+	end = x.s.now;
+	x.s.stall_since = x.s.now + TICK;
+	sim_clear(&x);
+	sim_for(&x, SEC(2));
+	tap_ok(x.nev == 1 && x.ev_first == PFCWD_EV_RESTORED &&
+	       x.ev_at == end + MS(200) && x.sm.stats.detected == 1 && !busy(&x),
+	       "stall lasting through the restoration: refuted, no second storm");
+	/* The queues send, then stop again: a new stall, from then. */
+	x.s.stall_since = 0;
+	sim_for(&x, MS(5));
+	since = x.s.now;
+	x.s.stall_since = since;
+	x.xoff = 3;
+	sim_clear(&x);
+	sim_until(&x, SEC(1));
+	tap_ok(x.ev_first == PFCWD_EV_DETECTED && x.ev_at == since + MS(200),
+	       "a new stall after the queues sent: detected again");
+
+	/* A saturated link: its queues stop for a few ms at a time. */
+	cfg = cfg_base;
+	cfg.stall_only = true;
+	cfg.stall_min_ns = MS(50);
+	sim_init(&x, &cfg, v);
+	for (end = x.s.now + SEC(1); x.s.now < end; ) {
+		x.s.stall_since = x.s.now;
+		sim_for(&x, MS(3));
+		x.s.stall_since = 0;
+		sim_for(&x, MS(2));
+	}
+	tap_ok(!x.nev && !busy(&x) &&
+	       !pfcwd_storm_stall_news(&x.sm, &cfg, x.s.now - MS(3), x.s.now),
+	       "stall only: stops shorter than the minimum are not stalls");
+	x.s.stall_since = x.s.now;
+	sim_until(&x, SEC(1));
+	tap_ok(x.ev_first == PFCWD_EV_DETECTED &&
+	       x.ev_at == x.s.stall_since + MS(200),
+	       "stall only: a long one is detected T0 after it began");
+	end = x.s.now + SEC(1);
+	while (x.s.now < end) {
+		x.s.stall_since = x.s.now;
+		sim_for(&x, MS(3));
+		x.s.stall_since = 0;
+		sim_for(&x, MS(2));
+	}
+	tap_ok(x.nev == 2 && (x.evs & PFCWD_EV_RESTORED),
+	       "stall only: short stops after it do not hold the storm");
+	cfg = cfg_base;
+	cfg.stall_min_ns = MS(50);
+	sim_init(&x, &cfg, v);
+	sim_for(&x, MS(10));
+	tap_ok(!pfcwd_storm_stall_news(&x.sm, &cfg, x.s.now - MS(49), x.s.now) &&
+	       pfcwd_storm_stall_news(&x.sm, &cfg, x.s.now - MS(50), x.s.now),
+	       "stall news: from the minimum on");
+
+	/*
+	 * Published counters (R 1 s), phase unknown to the source (so no read
+	 * is stale), mitigation drains the queues: two storms, each detected
+	 * from the stall before any publication showed it, restored once,
+	 * within R of its end - not by the reads that saw nothing new.
+	 */
+	cfg = cfg_base;
+	cfg.refresh_ns = SEC(1);
+	cfg.refresh_window_ns = MS(127);
+	cfg.stall_min_ns = MS(50);
+	sim_init(&x, &cfg, v);
+	{
+		u64 live = 0, moved = 0, t, at[2][2] = { { 0 } };
+		unsigned int ev, nd = 0, nr = 0;
+
+		for (t = 0; t < SEC(14); t += TICK) {
+			bool on = (t >= SEC(1) && t < SEC(4)) ||
+				  (t >= SEC(7) && t < SEC(10));
+
+			if (on)
+				live += 10;
+			/* Stale once the source knows the phase (a move). */
+			x.s.valid = v;
+			if (t % SEC(1) == MS(370) && x.s.rx_pause != live) {
+				x.s.rx_pause = live;
+				moved = t;
+			} else if (moved && t < moved + SEC(1) + MS(127)) {
+				x.s.valid |= PFCWD_SAMPLE_STALE;
+			}
+			if (on && x.sm.state == PFCWD_OPERATIONAL) {
+				if (!x.s.stall_since)
+					x.s.stall_since = BASE + t;
+			} else {
+				x.s.stall_since = 0;
+			}
+			x.s.now = BASE + t;
+			ev = pfcwd_storm_sample(&x.sm, &x.cfg, &x.s);
+			if ((ev & PFCWD_EV_DETECTED) && nd < 2)
+				at[nd++][0] = t;
+			if ((ev & PFCWD_EV_RESTORED) && nr < 2)
+				at[nr++][1] = t;
+		}
+		tap_ok(nd == 2 && nr == 2 && x.sm.stats.detected == 2 &&
+		       at[0][0] == SEC(1) + MS(200) && at[1][0] == SEC(7) + MS(200) &&
+		       at[0][1] >= SEC(4) + MS(200) && at[0][1] <= SEC(5) + MS(200) &&
+		       at[1][1] >= SEC(10) + MS(200) && at[1][1] <= SEC(11) + MS(200),
+		       "stall, published counters, phase unknown: two storms, each once, restored after its end");
+	}
+
+	/* Transmit progress at the priority ends it. */
+	sim_init(&x, &cfg, v | PFCWD_SAMPLE_TX);
+	x.s.stall_since = x.s.now;
+	x.xoff = 3;
+	x.txp = 1;
+	sim_for(&x, SEC(1));
+	tap_ok(!x.nev && !x.sm.stall_start,
+	       "stall with the priority's packets moving: not a storm");
+}
+
+/*
  * Published counters (storm.h): the driver publishes a copy of its
  * counters every R, at phase + k * R; pfcwd reads every TICK and marks a
  * read stale when nothing moved and the next publication (with a window
@@ -2286,6 +2493,7 @@ int main(void)
 	test_names();
 	test_nic_storm();
 	test_duration();
+	test_stall();
 	for (i = 0; i < ARRAY_SIZE(times); i++) {
 		snprintf(tag, sizeof(tag), "T0 %llu T1 %llu ms",
 			 ms(times[i][0]), ms(times[i][1]));

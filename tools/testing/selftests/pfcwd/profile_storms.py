@@ -31,6 +31,25 @@ publication phase is not known before the counters first move: DESIGN
 (their rate is not known from a whole interval).  A learnt period (a
 driver not in the profile table) also adds R to the first storm.
 
+A port marked "traffic" has pktgen sending priority 3 at it, saturating
+(give it TX rings: tx_ring=64,link_mbps=100): its queues stop when a storm
+stops its ring, and pfcwd sees the stall at its next check of the queues
+(txq_stall.c).  Detection is then bounded by the queues, whatever the
+counters: [T0, T0 + Q + B + J + F + margin], Q the quiet interval at
+which queues are checked, B the busy read interval, J two jiffies
+(trans_start's resolution: 4 ms each at Debian's HZ 250), F the time the
+link takes to drain a full ring of MTU frames to half (pfcwd counts a
+stall from that long after the queue's last frame: the ring may have
+drained that long before the pause).  A port with no counters at all
+(qede, cxgb4, octeontx2) sees nothing else: its restoration is the
+queues' too, within [T1 - B - L, T1 + D + B + J + margin], D the time its
+ring of our frames takes to drain half (the queue wakes then), L a
+sample's lateness under load (LATE_MS, stated): restoration is T1 after
+the last sample that found the queues stopped.  On a driver pfcwd does
+not know, the queues are used once the counters' freshness is known
+(a period learnt, or seen live): the first storm there has the counters'
+bound.
+
 Checked per storm: detected once, restored once, in bounds; pfc_en back to
 what it was; the carrier untouched by pfcwd (carrier_changes) unless the
 port is marked "bounce_ok", in which case only the first storm may touch
@@ -54,19 +73,26 @@ DFS = "/sys/kernel/debug/pfcsim/"
 PRIO = 3
 POLL_QUIET_MS = 4.0     # pfcwd's poll_quiet_us default
 POLL_FINE_MS = 1.0      # pfcwd's poll_fine_us default
+JIFFY_MS = 4.0          # Debian's CONFIG_HZ=250
+LATE_MS = 5.0           # a sample's lateness under load (stated margin)
+PG = "/proc/net/pktgen/"
+PKT = 1000              # pktgen frame size, bytes
 # pfcwd's read bounds where get_ethtool_stats refreshes (profile table)
 FORCED_MS = (100.0, 10.0)
 # What each pfcsim profile is: published period (ms), forceable by an
-# ethtool stats read, known to pfcwd's table (else learnt).
+# ethtool stats read, known to pfcwd's table (else learnt), has counters.
 PROFILES = {
-    "ideal": (0, False, False),
-    "mlx5": (0, True, True),
-    "ixgbe": (2000, True, True),
-    "i40e": (1000, True, True),
-    "ice": (1000, True, True),
-    "bnxt": (1000, False, True),
-    "hns3": (0, False, True),
-    "mlxsw": (0, False, True),
+    "ideal": (0, False, False, True),
+    "mlx5": (0, True, True, True),
+    "ixgbe": (2000, True, True, True),
+    "i40e": (1000, True, True, True),
+    "ice": (1000, True, True, True),
+    "bnxt": (1000, False, True, True),
+    "hns3": (0, False, True, True),
+    "mlxsw": (0, False, True, True),
+    "qede": (0, False, True, False),
+    "cxgb4": (0, False, True, False),
+    "octeontx2": (0, False, True, False),
 }
 
 
@@ -113,7 +139,9 @@ class Port:
         self.dev, self.profile, self.a = name, parts[0], a
         self.knobs = [p.split("=", 1) for p in parts[1:] if "=" in p]
         self.bounce_ok = "bounce_ok" in parts[1:]
-        period, forced, known = PROFILES.get(self.profile, (0, False, False))
+        self.traffic = "traffic" in parts[1:]
+        period, forced, known, self.counters = PROFILES.get(
+            self.profile, (0, False, False, True))
         for k, v in self.knobs:
             if k == "stats_period_ms":
                 period = int(v)
@@ -136,10 +164,31 @@ class Port:
             with open("/sys/class/net/%s/pfcwd/%s" % (self.dev, knob), "w") as f:
                 f.write("%d\n" % v)
         self.rate = int(sim_read(self.dev, "pause_rate"))
+        # Half a ring at the link's rate: 24 bytes of preamble, IFG, FCS.
+        ring = int(sim_read(self.dev, "tx_ring"))
+        mbps = int(sim_read(self.dev, "link_mbps"))
+        self.drain_ms = ring / 2 * (PKT + 24) * 8 / (mbps * 1000.0)
+        with open("/sys/class/net/%s/mtu" % self.dev) as f:
+            mtu = int(f.read())
+        self.full_ms = (ring // 2 + 1) * (mtu + 42) * 8 / (mbps * 1000.0)
+        if self.traffic:
+            pg_flow(self.dev, PRIO)
 
     def bounds(self, first, length_ms):
         """Detection and restoration bounds beyond T0/T1, ms."""
         a = self.a
+        busy = FORCED_MS[1] if self.forced else POLL_FINE_MS
+        # pfcwd uses the queues once it knows how fresh the counters are:
+        # from its table, or (a driver it does not know) once it learnt a
+        # period or saw them live - after the first storm.
+        queues = self.traffic and (self.known or not self.counters or not first)
+        if queues:
+            # The queues: checked every quiet interval, never stale.
+            det = (POLL_QUIET_MS + busy + 2 * JIFFY_MS + self.full_ms +
+                   a.margin_ms)
+            if not self.counters:
+                return det, self.drain_ms + busy + 2 * JIFFY_MS + a.margin_ms
+            first = False       # the publication phase does not matter
         if self.forced:
             stale, busy, window = FORCED_MS[0], FORCED_MS[1], 0.0
         elif self.period:
@@ -149,6 +198,9 @@ class Port:
             stale, busy, window = POLL_QUIET_MS, POLL_FINE_MS, 0.0
         det = stale + busy + window + a.margin_ms
         res = stale + busy + window + a.margin_ms
+        if queues:
+            det = (POLL_QUIET_MS + busy + 2 * JIFFY_MS + self.full_ms +
+                   a.margin_ms)
         if self.period and not self.forced:
             if first:
                 det += self.period      # phase (or period) not known yet
@@ -204,7 +256,10 @@ class Port:
             once = (int(st["detected"]) == det0 + 1 and
                     int(st["restored"]) == res0 + 1)
             pfc_ok = pfc_en(self.dev) == base_pfc
-            ok = (0 <= derr <= bdet and -frame_ms <= rerr <= bres and once
+            low = -frame_ms
+            if self.traffic and not self.counters:
+                low = -(POLL_FINE_MS + LATE_MS)
+            ok = (0 <= derr <= bdet and low <= rerr <= bres and once
                   and pfc_ok)
             self.det.append(derr)
             self.res.append(rerr)
@@ -239,6 +294,28 @@ class Port:
                 self.bad += 1
 
 
+def pg_write(f, what):
+    with open(PG + f, "w") as fh:
+        fh.write(what + "\n")
+    if f != "pgctrl":
+        with open(PG + f) as fh:
+            res = [l for l in fh if l.startswith("Result:")]
+        if not res or not res[0].startswith("Result: OK"):
+            raise RuntimeError("pktgen %s: %r: %s" % (f, what, res))
+
+
+def pg_flow(dev, prio):
+    """pktgen thread 0 sends PRIO on DEV, tagged with PCP PRIO (VID 0),
+    every 1000 ns: far above a 100 Mb/s link's rate."""
+    e = "%s@%d" % (dev, prio)
+    pg_write("kpktgend_0", "add_device " + e)
+    for c in ("count 0", "pkt_size %d" % PKT, "delay 1000", "clone_skb 0",
+              "skb_priority %d" % prio, "vlan_id 0", "vlan_p %d" % prio,
+              "dst 198.51.100.2", "dst_mac 02:00:00:00:00:02",
+              "xmit_mode queue_xmit"):
+        pg_write(e, c)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("ports", nargs="+")
@@ -255,14 +332,24 @@ def main():
     a = ap.parse_args()
 
     ports = [Port(s, a) for s in a.ports]
+    pg = None
+    if any(p.traffic for p in ports):
+        subprocess.run(["modprobe", "pktgen"], check=True)
+        pg_write("kpktgend_0", "rem_device_all")
     for p in ports:
         p.setup()
-    time.sleep(0.2)
+    if any(p.traffic for p in ports):
+        pg = subprocess.Popen(["sh", "-c", "echo start > " + PG + "pgctrl"])
+    time.sleep(0.3)
     threads = [threading.Thread(target=p.run) for p in ports]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
+    if pg:
+        pg_write("pgctrl", "stop")
+        pg.wait()
+        pg_write("kpktgend_0", "rem_device_all")
 
     bad, summary = 0, {}
     for p in ports:

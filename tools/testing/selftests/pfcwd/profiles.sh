@@ -115,21 +115,36 @@ test_read_rate() {
 		fail "forced refreshes: pfcwd counted $f, pfcsim $s"
 }
 
+# Drivers without pause counters: pfcwd says so, and what it can still see
+# is a TX queue that stops sending.  pfcsim with tx_ring 0 stops a paused
+# class's queues at once (its stand-in for a ring that cannot drain), so
+# there the storm is seen; with rings and no traffic nothing stops and
+# nothing can be seen (stall.sh has these drivers with traffic).
 test_no_counters() {
 	reset_all
 	for p in qede cxgb4 octeontx2; do
 		profiled_port "n$p" "$p"
-		klog | grep -q "pfcwd: n$p: driver $p gives no PFC pause counters" ||
-			fail "n$p: no log line saying there is nothing to watch"
+		klog | grep -q "pfcwd: n$p: driver $p gives no PFC pause counters: pfcwd sees storms only as TX queues that stop sending" ||
+			fail "n$p: no log line saying what is left to watch"
 		expect_eq "$(portstat "n$p" counters)" 0 "n$p counters"
+		expect_eq "$("$PFCWD_TOP/build/tools/pfcwd" -j show dev "n$p" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["source"])')" \
+			txq "n$p: pfcwd show says the TX queues are the source"
 		sim "n$p" rx_storm 3
 	done
 	sleep 0.6
 	for p in qede cxgb4 octeontx2; do
-		expect_eq "$(pstat "n$p" 3 detected)" 0 "n$p: nothing seen, nothing detected"
-		expect_eq "$("$PFCWD_TOP/build/tools/pfcwd" -j show dev "n$p" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["source"])')" \
-			none "n$p: pfcwd show says there is no source"
+		expect_eq "$(pstat "n$p" 3 detected)/$(pstat "n$p" 3 state)" 1/stormed \
+			"n$p: the stopped queues of class 3"
+		expect_eq "$(portstat "n$p" device_pfc)" 0 "n$p: auto keeps pfc_en (the queues would drain)"
+		sim "n$p" rx_storm ""
 	done
+	pfcsim_new nring
+	sim nring profile qede
+	sim nring tx_ring 64
+	tc qdisc add dev nring root pfcwd || fail "tc qdisc add on nring"
+	sim nring rx_storm 3
+	sleep 0.6
+	expect_eq "$(pstat nring 3 detected)" 0 "rings, no traffic: nothing stops, nothing seen"
 }
 
 # A setpfc that bounces the link, on a driver pfcwd does not know: only
@@ -432,7 +447,7 @@ TESTS=(
 	"test_published_periods	profiles: 3 s storms on counters refreshed every 1000/2000 ms (table, learnt, forced)	200"
 	"test_published_bursts	profiles: bnxt bursts shorter than T0 - 2R not storms, a storm past T0 is	120"
 	"test_read_rate	profiles: reads no faster than the counters change"
-	"test_no_counters	profiles: drivers without counters say so"
+	"test_no_counters	profiles: drivers without counters say so; their stopped TX queues are seen"
 	"test_bounce_auto	profiles: device-action auto learns a bouncing setpfc from the first storm	90"
 	"test_device_action_on_off	profiles: device-action on uses pfc_en even on mlx5, off never"
 	"test_getpfc_slow_or_failing	profiles: getpfc sleeping 20 ms or failing"
