@@ -133,7 +133,8 @@ static void pfcwd_poll_schedule(struct pfcwd_port *port, u64 now, u64 full)
 	port->full_next = full;
 	if (full != U64_MAX && READ_ONCE(port->stall_prios))
 		check = pfcwd_poll_quiet_next(now, pfcwd_poll_quiet_ns());
-	port->stall_check = check + PFCWD_POLL_SLACK_NS < full;
+	port->stall_check = check != U64_MAX &&
+			    check + PFCWD_POLL_SLACK_NS < full;
 	WRITE_ONCE(port->next_poll, port->stall_check ? check : full);
 }
 

@@ -268,11 +268,11 @@ static u64 pfcwd_storm_stall(struct pfcwd_storm *sm,
 		sm->stall_xoff = false;
 		sm->stall_refuted = false;
 	}
-	if (xoff)
+	if (xoff) {
 		sm->stall_xoff = true;
-	else if (fresh && !sm->stall_xoff && !sm->stall_refuted &&
-		 s->now >= since + cfg->hold_ns + cfg->refresh_ns +
-			   cfg->refresh_window_ns) {
+	} else if (fresh && !sm->stall_xoff && !sm->stall_refuted &&
+		   s->now >= since + cfg->hold_ns + cfg->refresh_ns +
+			     cfg->refresh_window_ns) {
 		sm->stall_refuted = true;
 		sm->stats.stalls_refuted++;
 	}
@@ -565,9 +565,9 @@ static unsigned int pfcwd_storm_mitigating(struct pfcwd_storm *sm,
 		 */
 		sm->storm_samples++;
 		return 0;
-	} else {
-		sm->pub_paused = false;
 	}
+	if (!xoff && !held)
+		sm->pub_paused = false;
 	sm->storm_samples++;
 
 	return pfcwd_storm_restoring(sm, cfg, now);

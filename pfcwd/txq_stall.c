@@ -117,9 +117,20 @@ static u64 pfcwd_txq_stall_tc(struct pfcwd_port *port, int tc,
 	}
 	if (!port->txq_stopped[tc])
 		port->txq_stopped[tc] = now;
-	/* Sent in jiffy latest: not before its end, latest + 1. */
-	ago = time_before_eq(jnow, latest + 1) ? 0 : jnow - latest - 1;
-	sent = (u64)ago * TICK_NSEC < now ? now - (u64)ago * TICK_NSEC : 1;
+	/*
+	 * Sent in jiffy latest: before its end, which is at most @now less
+	 * the whole jiffies since.  Worked out once per frame stamp, so that
+	 * the same stall has the same start at every check.
+	 */
+	if (port->txq_sent[tc] && port->txq_stamp[tc] == latest) {
+		sent = port->txq_sent[tc];
+	} else {
+		ago = time_before_eq(jnow, latest + 1) ? 0 : jnow - latest - 1;
+		sent = (u64)ago * TICK_NSEC < now ?
+		       now - (u64)ago * TICK_NSEC : 1;
+		port->txq_stamp[tc] = latest;
+		port->txq_sent[tc] = sent;
+	}
 	/* Stopped with no frame since it was last seen running. */
 	if (port->txq_running[tc] && sent <= port->txq_running[tc])
 		return port->txq_stopped[tc];

@@ -339,17 +339,21 @@ def main():
     for p in ports:
         p.setup()
     if any(p.traffic for p in ports):
-        pg = subprocess.Popen(["sh", "-c", "echo start > " + PG + "pgctrl"])
-    time.sleep(0.3)
-    threads = [threading.Thread(target=p.run) for p in ports]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    if pg:
-        pg_write("pgctrl", "stop")
-        pg.wait()
-        pg_write("kpktgend_0", "rem_device_all")
+        pg = subprocess.Popen(["sh", "-c", "echo start > " + PG + "pgctrl"],
+                              stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(0.3)
+        threads = [threading.Thread(target=p.run) for p in ports]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        if pg:
+            pg_write("pgctrl", "stop")
+            pg.wait()
+            pg_write("kpktgend_0", "rem_device_all")
 
     bad, summary = 0, {}
     for p in ports:

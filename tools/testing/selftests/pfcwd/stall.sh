@@ -57,13 +57,18 @@ pg_flow3() {
 			pgset $PG/"$e" "$c"
 		done
 	done
-	echo start > $PG/pgctrl &
+	# Not on the case's output: a case that fails with pktgen running
+	# must not keep its output open (the runner waits for it to close).
+	(echo start > $PG/pgctrl) > /dev/null 2>&1 &
 	PG_PID=$!
+	trap pg_stop EXIT
 	sleep 0.3
 }
 
+pg_stop() { echo stop > $PG/pgctrl 2>/dev/null; }
+
 pg_done() {
-	echo stop > $PG/pgctrl
+	pg_stop
 	wait "$PG_PID" 2>/dev/null
 	pgset $PG/kpktgend_0 rem_device_all
 }

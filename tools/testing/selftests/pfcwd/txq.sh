@@ -69,7 +69,14 @@ pg_flow() {
 	done
 }
 
-pg_start() { echo start > $PG/pgctrl & PG_PID=$!; sleep 0.3; }
+# Not on the case's output: a case that fails with pktgen running must not
+# keep its output open (the runner waits for it to close).
+pg_start() {
+	(echo start > $PG/pgctrl) > /dev/null 2>&1 &
+	PG_PID=$!
+	trap 'echo stop > $PG/pgctrl 2>/dev/null' EXIT
+	sleep 0.3
+}
 
 # Stops pktgen; its counters stay readable until pg_clear.
 pg_stop() {
