@@ -20,10 +20,10 @@
  * sends means the class is not paused).  Without a map, or for an LLTX
  * driver (its trans_start is not the core's), there is no signal.
  *
- * Times: trans_start is a jiffy; the last transmission lay somewhere in it.
- * The stall is taken to begin at the end of that jiffy, so it is never
- * taken as longer than it is; it may be taken as up to two jiffies shorter
- * (pfcwd_txq_stall_err_ns()).  A queue stopped without a transmission
+ * Times: trans_start is a jiffy; the last transmission lay somewhere in it,
+ * or in the next one if the tick was late.  The stall is taken to begin at
+ * the end of the next one, so it is never taken as longer than it is; it
+ * may be taken as up to three jiffies shorter (pfcwd_txq_stall_err_ns()).  A queue stopped without a transmission
  * just before (a driver stopping it for its own reasons, or an idle queue
  * whose last frame is old) would look stalled since that old frame, so
  * the poller remembers per class when it last saw it running: a stall
@@ -35,7 +35,7 @@
  * drain time after the last frame.  That time (port->txq_drain_ns, from
  * the ring size, MTU and link speed) is added: a stall is never taken as
  * longer than the pause behind it, and may be taken as up to the drain
- * time plus two jiffies shorter (pfcwd_txq_stall_err_ns()).
+ * time plus three jiffies shorter (pfcwd_txq_stall_err_ns()).
  *
  * Context: the poller, process context, RTNL held (the port's device is
  * valid); port->txq_running/txq_stopped are the poller's.  The queue
@@ -81,7 +81,7 @@ u8 pfcwd_txq_stall_prios(const struct net_device *dev)
 /* How much shorter than it is a stall on @port may be taken to be, ns. */
 u64 pfcwd_txq_stall_err_ns(const struct pfcwd_port *port)
 {
-	return READ_ONCE(port->txq_drain_ns) + 2 * (u64)TICK_NSEC;
+	return READ_ONCE(port->txq_drain_ns) + 3 * (u64)TICK_NSEC;
 }
 
 /*
@@ -119,13 +119,15 @@ static u64 pfcwd_txq_stall_tc(struct pfcwd_port *port, int tc,
 		port->txq_stopped[tc] = now;
 	/*
 	 * Sent in jiffy latest: before its end, which is at most @now less
-	 * the whole jiffies since.  Worked out once per frame stamp, so that
+	 * the whole jiffies since - or one jiffy later, if the tick that
+	 * should have moved jiffies on was late when the frame was stamped
+	 * (seen under emulation).  Worked out once per frame stamp, so that
 	 * the same stall has the same start at every check.
 	 */
 	if (port->txq_sent[tc] && port->txq_stamp[tc] == latest) {
 		sent = port->txq_sent[tc];
 	} else {
-		ago = time_before_eq(jnow, latest + 1) ? 0 : jnow - latest - 1;
+		ago = time_before_eq(jnow, latest + 2) ? 0 : jnow - latest - 2;
 		sent = (u64)ago * TICK_NSEC < now ?
 		       now - (u64)ago * TICK_NSEC : 1;
 		port->txq_stamp[tc] = latest;

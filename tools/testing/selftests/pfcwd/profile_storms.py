@@ -36,8 +36,9 @@ A port marked "traffic" has pktgen sending priority 3 at it, saturating
 stops its ring, and pfcwd sees the stall at its next check of the queues
 (txq_stall.c).  Detection is then bounded by the queues, whatever the
 counters: [T0, T0 + Q + B + J + F + margin], Q the quiet interval at
-which queues are checked, B the busy read interval, J two jiffies
-(trans_start's resolution: 4 ms each at Debian's HZ 250), F the time the
+which queues are checked, B the busy read interval, J three jiffies
+(trans_start's resolution, and one jiffy the tick may be late: 4 ms each
+at Debian's HZ 250), F the time the
 link takes to drain a full ring of MTU frames to half (pfcwd counts a
 stall from that long after the queue's last frame: the ring may have
 drained that long before the pause).  A port with no counters at all
@@ -184,10 +185,10 @@ class Port:
         queues = self.traffic and (self.known or not self.counters or not first)
         if queues:
             # The queues: checked every quiet interval, never stale.
-            det = (POLL_QUIET_MS + busy + 2 * JIFFY_MS + self.full_ms +
+            det = (POLL_QUIET_MS + busy + 3 * JIFFY_MS + self.full_ms +
                    a.margin_ms)
             if not self.counters:
-                return det, self.drain_ms + busy + 2 * JIFFY_MS + a.margin_ms
+                return det, self.drain_ms + busy + 3 * JIFFY_MS + a.margin_ms
             first = False       # the publication phase does not matter
         if self.forced:
             stale, busy, window = FORCED_MS[0], FORCED_MS[1], 0.0
@@ -199,7 +200,7 @@ class Port:
         det = stale + busy + window + a.margin_ms
         res = stale + busy + window + a.margin_ms
         if queues:
-            det = (POLL_QUIET_MS + busy + 2 * JIFFY_MS + self.full_ms +
+            det = (POLL_QUIET_MS + busy + 3 * JIFFY_MS + self.full_ms +
                    a.margin_ms)
         if self.period and not self.forced:
             if first:

@@ -8,7 +8,7 @@
 # With traffic on the priority, a storm is detected T0 after its queues
 # stopped whatever the driver's counters do: published every 1 or 2 s,
 # refreshed only by a forced read, or absent.  Bounds come from the queue
-# checks (profile_storms.py): T0 + quiet + busy + 2 jiffies + margin.  A
+# checks (profile_storms.py): T0 + quiet + busy + 3 jiffies + drain + margin.  A
 # queue that stops for another reason (pfcsim tx_hang: a hung transmit
 # engine, no pause frame) is refuted by counters that show no XOFF, and is
 # all a driver without counters has to go on.  Checking the queues reads
