@@ -23,8 +23,9 @@
  * Times: trans_start is a jiffy; the last transmission lay somewhere in it,
  * or in the next one if the tick was late.  The stall is taken to begin at
  * the end of the next one, so it is never taken as longer than it is; it
- * may be taken as up to three jiffies shorter (pfcwd_txq_stall_err_ns()).  A queue stopped without a transmission
- * just before (a driver stopping it for its own reasons, or an idle queue
+ * may be taken as up to three jiffies shorter (pfcwd_txq_stall_err_ns()).
+ * A queue stopped without a transmission just before (a driver stopping
+ * it for its own reasons, or an idle queue
  * whose last frame is old) would look stalled since that old frame, so
  * the poller remembers per class when it last saw it running: a stall
  * whose last transmission is older than that is taken to begin when the
