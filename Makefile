@@ -87,7 +87,7 @@ $(BUILD)/tools/%: $(SELFTEST_DIR)/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_USER) -o $@ $<
 
-unit:
+unit: deps
 	@$(MAKE) -s -C $(UNIT_DIR) OUT=$(BUILD)/unit run
 
 check:
