@@ -307,7 +307,7 @@ struct pfcwd_port {
 	u64 txq_running[TC_MAX_QUEUE];	/* per class: last seen running, ns */
 	u64 txq_stopped[TC_MAX_QUEUE];	/* ...first seen stopped since; 0 */
 	unsigned long txq_stamp[TC_MAX_QUEUE];	/* ...its last frame's jiffy */
-	u64 txq_sent[TC_MAX_QUEUE];	/* ...and when that frame was, ns */
+	u64 txq_sent[TC_MAX_QUEUE];	/* ...first seen at (ns): sent by then */
 	bool stall_check;
 	u64 full_next;
 	struct pfcwd_counters last_c;

@@ -560,7 +560,7 @@ u64 pfcwd_port_granularity_ns(const struct pfcwd_port *port)
 	u64 fine = pfcwd_source_fine_ns(port);
 	u64 late = 2 * READ_ONCE(pfcwd_poll_stats.late_ns);
 
-	/* The queues are checked every quiet interval; trans_start's jiffy. */
+	/* The queues are checked every quiet interval; the ring drains. */
 	if (pfcwd_port_source(port) == PFCWD_SOURCE_TXQ)
 		return pfcwd_poll_quiet_ns() + fine + late +
 		       pfcwd_txq_stall_err_ns(port);

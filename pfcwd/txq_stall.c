@@ -20,23 +20,26 @@
  * sends means the class is not paused).  Without a map, or for an LLTX
  * driver (its trans_start is not the core's), there is no signal.
  *
- * Times: trans_start is a jiffy; the last transmission lay somewhere in it,
- * or in the next one if the tick was late.  The stall is taken to begin at
- * the end of the next one, so it is never taken as longer than it is; it
- * may be taken as up to three jiffies shorter (pfcwd_txq_stall_err_ns()).
+ * Times: trans_start is a jiffy, and jiffies lag when ticks are late
+ * (under emulation by several at once, caught up in one jump), so an old
+ * stamp cannot be turned back into a time.  The poller looks at every
+ * class with the signal once per quiet interval instead, and a frame
+ * stamp it has not seen before dates the frame to that check: never
+ * earlier than the frame, later by at most one check interval.
  * A queue stopped without a transmission just before (a driver stopping
- * it for its own reasons, or an idle queue
- * whose last frame is old) would look stalled since that old frame, so
- * the poller remembers per class when it last saw it running: a stall
- * whose last transmission is older than that is taken to begin when the
- * poller first saw it stopped (late by up to a check interval, never
- * early).  And the last frame a queue took is not when its class was
- * paused: a saturated queue is stopped with a full ring, which the link
- * drains to half before the queue wakes, so a pause may come up to that
- * drain time after the last frame.  That time (port->txq_drain_ns, from
- * the ring size, MTU and link speed) is added: a stall is never taken as
- * longer than the pause behind it, and may be taken as up to the drain
- * time plus three jiffies shorter (pfcwd_txq_stall_err_ns()).
+ * it for its own reasons, or an idle queue whose last frame is old) would
+ * look stalled since that old frame, so the poller remembers per class
+ * when it last saw it running: a stall whose last transmission is older
+ * than that is taken to begin when the poller first saw it stopped (late
+ * by up to a check interval, never early).  And the last frame a queue
+ * took is not when its class was paused: a saturated queue is stopped
+ * with a full ring, which the link drains to half before the queue wakes,
+ * so a pause may come up to that drain time after the last frame.  That
+ * time (port->txq_drain_ns, from the ring size, MTU and link speed) is
+ * added: a stall is never taken as longer than the pause behind it, and
+ * may be taken as up to the drain time plus a check interval shorter
+ * (pfcwd_txq_stall_err_ns()), or longer still by the time a ring that was
+ * still filling when the pause came took to fill.
  *
  * Context: the poller, process context, RTNL held (the port's device is
  * valid); port->txq_running/txq_stopped are the poller's.  The queue
@@ -79,25 +82,26 @@ u8 pfcwd_txq_stall_prios(const struct net_device *dev)
 	return mask;
 }
 
-/* How much shorter than it is a stall on @port may be taken to be, ns. */
+/*
+ * How much shorter than it is a stall on @port may be taken to be, ns,
+ * beyond the check interval (the quiet interval, which the caller adds).
+ */
 u64 pfcwd_txq_stall_err_ns(const struct pfcwd_port *port)
 {
-	return READ_ONCE(port->txq_drain_ns) + 3 * (u64)TICK_NSEC;
+	return READ_ONCE(port->txq_drain_ns);
 }
 
 /*
- * Traffic class @tc: 0 if none of its queues is stopped, else when its
- * latest transmission was (the end of that jiffy), in ns before @now.
+ * Traffic class @tc: 0 if none of its queues is stopped, else when it may
+ * have been paused at the earliest, in ns (at most @now).
  */
-static u64 pfcwd_txq_stall_tc(struct pfcwd_port *port, int tc,
-			      unsigned long jnow, u64 now)
+static u64 pfcwd_txq_stall_tc(struct pfcwd_port *port, int tc, u64 now)
 {
 	const struct net_device *dev = port->dev;
-	u64 sent;
 	unsigned int first = READ_ONCE(dev->tc_to_txq[tc].offset);
 	unsigned int n = READ_ONCE(dev->tc_to_txq[tc].count);
 	unsigned int real = READ_ONCE(dev->real_num_tx_queues), q;
-	unsigned long latest = 0, ago;
+	unsigned long latest = 0;
 	bool stopped = false, any = false;
 
 	real = min(real, dev->num_tx_queues);
@@ -111,6 +115,11 @@ static u64 pfcwd_txq_stall_tc(struct pfcwd_port *port, int tc,
 			latest = ts;
 		any = true;
 	}
+	/* A frame stamp not seen before: the frame was sent by now. */
+	if (!port->txq_sent[tc] || port->txq_stamp[tc] != latest) {
+		port->txq_stamp[tc] = latest;
+		port->txq_sent[tc] = now;
+	}
 	if (!stopped) {
 		port->txq_running[tc] = now;
 		port->txq_stopped[tc] = 0;
@@ -118,27 +127,12 @@ static u64 pfcwd_txq_stall_tc(struct pfcwd_port *port, int tc,
 	}
 	if (!port->txq_stopped[tc])
 		port->txq_stopped[tc] = now;
-	/*
-	 * Sent in jiffy latest: before its end, which is at most @now less
-	 * the whole jiffies since - or one jiffy later, if the tick that
-	 * should have moved jiffies on was late when the frame was stamped
-	 * (seen under emulation).  Worked out once per frame stamp, so that
-	 * the same stall has the same start at every check.
-	 */
-	if (port->txq_sent[tc] && port->txq_stamp[tc] == latest) {
-		sent = port->txq_sent[tc];
-	} else {
-		ago = time_before_eq(jnow, latest + 2) ? 0 : jnow - latest - 2;
-		sent = (u64)ago * TICK_NSEC < now ?
-		       now - (u64)ago * TICK_NSEC : 1;
-		port->txq_stamp[tc] = latest;
-		port->txq_sent[tc] = sent;
-	}
 	/* Stopped with no frame since it was last seen running. */
-	if (port->txq_running[tc] && sent <= port->txq_running[tc])
+	if (port->txq_running[tc] &&
+	    port->txq_sent[tc] <= port->txq_running[tc])
 		return port->txq_stopped[tc];
 	/* The link may have drained the ring after that frame: paused since. */
-	return min(sent + port->txq_drain_ns, now);
+	return min(port->txq_sent[tc] + port->txq_drain_ns, now);
 }
 
 /**
@@ -153,7 +147,6 @@ u8 pfcwd_txq_stall_read(struct pfcwd_port *port, u64 now, u64 *since)
 {
 	struct net_device *dev = port->dev;
 	u64 tc_since[TC_MAX_QUEUE];
-	unsigned long jnow = jiffies;
 	u16 done = 0;
 	u8 mask;
 	int p, tc;
@@ -167,8 +160,7 @@ u8 pfcwd_txq_stall_read(struct pfcwd_port *port, u64 now, u64 *since)
 		if (tc >= TC_MAX_QUEUE)
 			continue;
 		if (!(done & BIT(tc))) {
-			tc_since[tc] = pfcwd_txq_stall_tc(port, tc, jnow,
-							  now);
+			tc_since[tc] = pfcwd_txq_stall_tc(port, tc, now);
 			done |= BIT(tc);
 		}
 		since[p] = tc_since[tc];

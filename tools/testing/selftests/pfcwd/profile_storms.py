@@ -35,16 +35,15 @@ A port marked "traffic" has pktgen sending priority 3 at it, saturating
 (give it TX rings: tx_ring=64,link_mbps=100): its queues stop when a storm
 stops its ring, and pfcwd sees the stall at its next check of the queues
 (txq_stall.c).  Detection is then bounded by the queues, whatever the
-counters: [T0, T0 + Q + B + J + F + margin], Q the quiet interval at
-which queues are checked, B the busy read interval, J three jiffies
-(trans_start's resolution, and one jiffy the tick may be late: 4 ms each
-at Debian's HZ 250), F the time the
-link takes to drain a full ring of MTU frames to half (pfcwd counts a
-stall from that long after the queue's last frame: the ring may have
-drained that long before the pause).  A port with no counters at all
+counters: [T0, T0 + Q + B + F + margin], Q the quiet interval at which
+queues are checked (a frame is dated by the check that first sees its
+stamp), B the busy read interval, F the time the link takes to drain a
+full ring of MTU frames to half (pfcwd counts a stall from that long
+after the queue's last frame: the ring may have drained that long before
+the pause).  A port with no counters at all
 (qede, cxgb4, octeontx2) sees nothing else: its restoration is the
-queues' too, within [T1 - B - L, T1 + D + B + J + margin], D the time its
-ring of our frames takes to drain half (the queue wakes then), L a
+queues' too, within [T1 - B - L, T1 + D + Q + B + margin], D the time
+its ring of our frames takes to drain half (the queue wakes then), L a
 sample's lateness under load (LATE_MS, stated): restoration is T1 after
 the last sample that found the queues stopped.  On a driver pfcwd does
 not know, the queues are used once the counters' freshness is known
@@ -74,7 +73,6 @@ DFS = "/sys/kernel/debug/pfcsim/"
 PRIO = 3
 POLL_QUIET_MS = 4.0     # pfcwd's poll_quiet_us default
 POLL_FINE_MS = 1.0      # pfcwd's poll_fine_us default
-JIFFY_MS = 4.0          # Debian's CONFIG_HZ=250
 LATE_MS = 5.0           # a sample's lateness under load (stated margin)
 PG = "/proc/net/pktgen/"
 PKT = 1000              # pktgen frame size, bytes
@@ -185,10 +183,10 @@ class Port:
         queues = self.traffic and (self.known or not self.counters or not first)
         if queues:
             # The queues: checked every quiet interval, never stale.
-            det = (POLL_QUIET_MS + busy + 3 * JIFFY_MS + self.full_ms +
-                   a.margin_ms)
+            det = POLL_QUIET_MS + busy + self.full_ms + a.margin_ms
             if not self.counters:
-                return det, self.drain_ms + busy + 3 * JIFFY_MS + a.margin_ms
+                return det, (self.drain_ms + POLL_QUIET_MS + busy +
+                             a.margin_ms)
             first = False       # the publication phase does not matter
         if self.forced:
             stale, busy, window = FORCED_MS[0], FORCED_MS[1], 0.0
@@ -200,8 +198,7 @@ class Port:
         det = stale + busy + window + a.margin_ms
         res = stale + busy + window + a.margin_ms
         if queues:
-            det = (POLL_QUIET_MS + busy + 3 * JIFFY_MS + self.full_ms +
-                   a.margin_ms)
+            det = POLL_QUIET_MS + busy + self.full_ms + a.margin_ms
         if self.period and not self.forced:
             if first:
                 det += self.period      # phase (or period) not known yet

@@ -8,7 +8,7 @@
 # With traffic on the priority, a storm is detected T0 after its queues
 # stopped whatever the driver's counters do: published every 1 or 2 s,
 # refreshed only by a forced read, or absent.  Bounds come from the queue
-# checks (profile_storms.py): T0 + quiet + busy + 3 jiffies + drain + margin.  A
+# checks (profile_storms.py): T0 + quiet + busy + drain + margin.  A
 # queue that stops for another reason (pfcsim tx_hang: a hung transmit
 # engine, no pause frame) is refuted by counters that show no XOFF, and is
 # all a driver without counters has to go on.  Checking the queues reads
@@ -119,12 +119,18 @@ test_hang() {
 	# counters can refute a stall well within T0.
 	port hi ideal tx_ring=64,link_mbps=10000
 	port hq qede tx_ring=64,link_mbps=10000
+	# hi's T0 is 1 s: a burst well short of it even when pktgen's
+	# threads make the shell slow, and a stall not refuted is seen by
+	# the check at 1.5 s.
+	echo 1000 > /sys/class/net/hi/pfcwd/detection_time_ms ||
+		fail "detection_time_ms on hi"
 	pg_flow3 hi hq
 	# A burst shorter than T0 shows pfcwd that hi's counters are live.
 	sim hi rx_storm 3
 	sleep 0.1
 	sim hi rx_storm ""
 	sleep 0.3
+	expect_eq "$(pstat hi 3 detected)" 0 "the burst is no storm"
 	sim hi tx_hang 3
 	sim hq tx_hang 3
 	sleep 1.5
