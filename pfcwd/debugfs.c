@@ -23,11 +23,19 @@
  * the watched priorities whose TX queues pfcwd can see stall, txq_stall.c)
  *
  * /sys/kernel/debug/pfcwd/poll: the poller's cost so far,
- *   passes N polls N work_ns N late_ns N quiet_ns N
+ *   passes N polls N work_ns N late_ns N quiet_ns N delays N requests N
+ * (delays: poll_delay_us delays taken, below; requests: polls asked for
+ * from the datapath when a pause began, at most one per port and quiet
+ * interval)
  *
  * /sys/kernel/debug/pfcwd/ingress: ingress hooks of all ports, registered
  * now and ever registered and removed,
  *   hooks N added N removed N
+ *
+ * /sys/kernel/debug/pfcwd/poll_delay_us (rw, tests only, 0): the poller
+ * sleeps that long (up to 1 s) where a port it found disabled or with its
+ * link down is about to be left unscheduled (poll.c), so that a test can
+ * race an enable or a link-up with it.
  *
  * Context: process; takes pfcwd_ports_lock, then each port->lock.
  */
@@ -105,12 +113,14 @@ DEFINE_SHOW_ATTRIBUTE(pfcwd_debugfs_ports);
 
 static int pfcwd_debugfs_poll_show(struct seq_file *m, void *v)
 {
-	seq_printf(m, "passes %llu polls %llu work_ns %llu late_ns %llu quiet_ns %llu\n",
+	seq_printf(m, "passes %llu polls %llu work_ns %llu late_ns %llu quiet_ns %llu delays %llu requests %llu\n",
 		   READ_ONCE(pfcwd_poll_stats.passes),
 		   READ_ONCE(pfcwd_poll_stats.polls),
 		   READ_ONCE(pfcwd_poll_stats.work_ns),
 		   READ_ONCE(pfcwd_poll_stats.late_ns),
-		   pfcwd_poll_quiet_ns());
+		   pfcwd_poll_quiet_ns(),
+		   READ_ONCE(pfcwd_poll_stats.delays),
+		   READ_ONCE(pfcwd_poll_stats.requests));
 	return 0;
 }
 
@@ -138,6 +148,8 @@ void pfcwd_debugfs_init(void)
 			    &pfcwd_debugfs_poll_fops);
 	debugfs_create_file("ingress", 0444, pfcwd_debugfs_dir, NULL,
 			    &pfcwd_debugfs_ingress_fops);
+	debugfs_create_u32("poll_delay_us", 0600, pfcwd_debugfs_dir,
+			   &pfcwd_poll_delay_us);
 }
 
 void pfcwd_debugfs_exit(void)

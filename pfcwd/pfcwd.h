@@ -313,7 +313,8 @@ struct pfcwd_port {
 	struct pfcwd_counters last_c;
 
 	/* Poller only. */
-	u64 next_poll;			/* ns; U64_MAX = never */
+	u64 next_poll;			/* ns; U64_MAX never; poll.c */
+	u64 pause_kick_ns;		/* pfcwd_poll_request(): last at */
 	struct pfcwd_port *poll_next;	/* the poller's list of due ports */
 	u64 poll_due;			/* when this poll was due */
 	u64 raw_ind[PFCWD_NUM_PRIO];	/* last counters read, to spot change */
@@ -347,14 +348,18 @@ struct pfcwd_poll_stats {
 	u64 polls;		/* port samples taken */
 	u64 work_ns;		/* time spent in the poll work */
 	u64 late_ns;		/* worst lateness of a poll, recent windows */
+	u64 delays;		/* test delays taken (poll_delay_us) */
+	u64 requests;		/* polls asked for by pfcwd_poll_request() */
 };
 
 extern struct pfcwd_poll_stats pfcwd_poll_stats;
 int pfcwd_poll_init(void);
 void pfcwd_poll_exit(void);
 void pfcwd_poll_kick(void);
+void pfcwd_poll_request(struct pfcwd_port *port, u64 now);
 u64 pfcwd_poll_granularity_ns(void);
 u64 pfcwd_poll_quiet_ns(void);
+extern u32 pfcwd_poll_delay_us;
 u64 pfcwd_poll_quiet_next(u64 now, u64 quiet);
 
 /* profile.c */

@@ -34,11 +34,18 @@
  *
  * Context: the timer callback runs in hard irq; everything else in process
  * context.  Only the work touches port->poll_next, port->poll_due, the
- * lateness windows, the stall-check fields (stall_check, full_next,
- * last_c; stall_prios is written under RTNL and port->lock) and
- * port->next_poll
- * (pfcwd_report_pause() and config changes may zero next_poll to ask for
- * an early poll).  Each polled port is pinned by a reference.
+ * lateness windows and the stall-check fields (stall_check, full_next,
+ * last_c; stall_prios is written under RTNL and port->lock).
+ * port->next_poll is the work's too, except that anyone may set it to 0
+ * to ask for a poll at once (pfcwd_report_pause(), swpfc, config changes,
+ * link events, restore), with no lock.  So that such a request made while
+ * the port is being polled is never lost (the poll's own schedule, written
+ * after it, would overwrite it: an enable or a link-up in that window left
+ * a port unpolled for good), the work takes a port by swapping its
+ * next_poll for PFCWD_POLL_RUNNING, and writes the next schedule only if
+ * it still finds RUNNING there (cmpxchg64); a 0 written meanwhile stays
+ * and the port is polled again in the next pass.  Each polled port is
+ * pinned by a reference.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -52,6 +59,9 @@
 
 /* Ports due this close to now are polled in the same pass. */
 #define PFCWD_POLL_SLACK_NS	(50 * NSEC_PER_USEC)
+
+/* port->next_poll of a port being polled (never due: after any time). */
+#define PFCWD_POLL_RUNNING	(U64_MAX - 1)
 
 /* Cost accounting, for /sys/kernel/debug/pfcwd/poll; written by the work. */
 struct pfcwd_poll_stats pfcwd_poll_stats;
@@ -72,6 +82,34 @@ void pfcwd_poll_kick(void)
 {
 	if (!READ_ONCE(pfcwd_poll_stopping))
 		queue_work(pfcwd_wq, &pfcwd_poll_work);
+}
+
+/**
+ * pfcwd_poll_request - a poll of @port soon: a pause began on it
+ * @port: the port (pinned by the caller)
+ * @now: the time, ns
+ *
+ * From the datapath (software PFC, a driver's pushed pause): a quiet port
+ * is polled at once rather than at its next quiet tick, but at most once
+ * per quiet interval, so that a peer alternating XOFF and XON cannot keep
+ * the poller (and RTNL) busy with a pass per frame; a pause that begins
+ * within that interval waits for the port's next poll, as on any quiet
+ * port.  Any context, no lock (the interval is claimed by cmpxchg64).
+ */
+void pfcwd_poll_request(struct pfcwd_port *port, u64 now)
+{
+	u64 last = READ_ONCE(port->pause_kick_ns);
+
+	if (READ_ONCE(port->next_poll) <= now + NSEC_PER_MSEC)
+		return;
+	if (last && now < last + pfcwd_poll_quiet_ns())
+		return;
+	if (cmpxchg64(&port->pause_kick_ns, last, now) != last)
+		return;
+	/* Approximate under concurrency: a statistic for tests. */
+	WRITE_ONCE(pfcwd_poll_stats.requests, pfcwd_poll_stats.requests + 1);
+	WRITE_ONCE(port->next_poll, 0);
+	pfcwd_poll_kick();
 }
 
 /* Lateness is the worst over the current and the previous window. */
@@ -135,7 +173,26 @@ static void pfcwd_poll_schedule(struct pfcwd_port *port, u64 now, u64 full)
 		check = pfcwd_poll_quiet_next(now, pfcwd_poll_quiet_ns());
 	port->stall_check = check != U64_MAX &&
 			    check + PFCWD_POLL_SLACK_NS < full;
-	WRITE_ONCE(port->next_poll, port->stall_check ? check : full);
+	/* Unless asked for a poll since this one began (kept: see above). */
+	cmpxchg64(&port->next_poll, PFCWD_POLL_RUNNING,
+		  port->stall_check ? check : full);
+}
+
+/*
+ * Test only (debugfs poll_delay_us, 0 by default): holds the poller where
+ * a port's next poll is about to be set, so that a test can ask for a poll
+ * in that window and see that it is not lost.
+ */
+u32 pfcwd_poll_delay_us;
+
+static void pfcwd_poll_test_delay(void)
+{
+	u32 us = min(READ_ONCE(pfcwd_poll_delay_us), 1000000U);
+
+	if (!us)
+		return;
+	WRITE_ONCE(pfcwd_poll_stats.delays, pfcwd_poll_stats.delays + 1);
+	fsleep(us);
 }
 
 /*
@@ -257,6 +314,7 @@ sampled:
 	if (!port->cfg.enabled) {
 		WRITE_ONCE(port->quiet, false);
 		mutex_unlock(&port->lock);
+		pfcwd_poll_test_delay();
 		pfcwd_poll_schedule(port, c.now, U64_MAX);
 		return;
 	}
@@ -265,6 +323,7 @@ sampled:
 		port->reprime = true;
 		WRITE_ONCE(port->quiet, false);
 		mutex_unlock(&port->lock);
+		pfcwd_poll_test_delay();
 		pfcwd_poll_schedule(port, c.now, U64_MAX);
 		return;
 	}
@@ -320,7 +379,7 @@ static void pfcwd_poll_work_fn(struct work_struct *work)
 {
 	struct pfcwd_port *port, *due = NULL;
 	u64 now = ktime_get_ns(), next = U64_MAX;
-	u64 polled = 0;
+	u64 polled = 0, prev;
 
 	rcu_read_lock();
 	list_for_each_entry_rcu(port, &pfcwd_ports, node) {
@@ -330,6 +389,10 @@ static void pfcwd_poll_work_fn(struct work_struct *work)
 			continue;
 		if (!refcount_inc_not_zero(&port->refcnt))
 			continue;
+		/* Taken; a request for a poll from now on replaces RUNNING. */
+		while ((prev = cmpxchg64(&port->next_poll, at,
+					 PFCWD_POLL_RUNNING)) != at)
+			at = prev;
 		port->poll_due = at;
 		port->poll_next = due;
 		due = port;

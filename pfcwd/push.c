@@ -5,8 +5,9 @@
  * counters for ieee_getpfc().
  *
  * Context: any (hard irq, NAPI, process).  Lock-free: an RCU lookup of the
- * port, atomics on the priority's push counters, and a poller kick when the
- * port was quiet.
+ * port, atomics on the priority's push counters, and a poll asked for
+ * when the port was quiet (at most once per quiet interval,
+ * pfcwd_poll_request()).
  */
 #include <linux/export.h>
 #include <linux/ktime.h>
@@ -44,10 +45,7 @@ void pfcwd_report_pause(struct net_device *dev, unsigned int prio, u16 quanta)
 	atomic64_inc(&push->xoff);
 	if (!READ_ONCE(port->push_active))
 		WRITE_ONCE(port->push_active, true);
-	if (READ_ONCE(port->next_poll) > now + NSEC_PER_MSEC) {
-		WRITE_ONCE(port->next_poll, 0);
-		pfcwd_poll_kick();
-	}
+	pfcwd_poll_request(port, now);
 	pfcwd_port_put(port);
 }
 EXPORT_SYMBOL_GPL(pfcwd_report_pause);

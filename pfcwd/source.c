@@ -284,8 +284,13 @@ static void pfcwd_source_durations(struct pfcwd_port *port,
 		c->paused_ns[p] = data[i] * NSEC_PER_USEC;
 		c->dur_valid |= BIT(p);
 	}
-	c->dur_at = port->forced_mid;
-	c->dur_err = port->forced_err;
+	/*
+	 * Dated at the end of the statistics call: the driver took them no
+	 * later (and up to the whole call earlier), so a pause's start
+	 * (dur_at - its time) is never early.
+	 */
+	c->dur_at = port->forced_mid + port->forced_err;
+	c->dur_err = 2 * port->forced_err;
 }
 
 /*

@@ -834,8 +834,12 @@ unsigned int pfcwd_storm_sample(struct pfcwd_storm *sm,
 	unsigned int ev = 0;
 	bool tx_moved;
 
-	if (!sm->primed || (valid & ~sm->valid)) {
-		/* First sample, or a counter that was not there before. */
+	/*
+	 * First sample, or a counter that was not there before.  The stall
+	 * signal is a state, not a counter: it comes and goes (freshness
+	 * learnt, pfc_en, the traffic-class map) without a delta to lose.
+	 */
+	if (!sm->primed || (valid & ~sm->valid & ~PFCWD_SAMPLE_STALL)) {
 		sm->primed = true;
 		sm->valid = valid;
 		sm->prev_now = s->now;

@@ -43,8 +43,9 @@
  * quanta, frames lost to a counter copy); otherwise the pause in force at
  * the sample began at the latest its pause time before the counter was
  * read, and no pause time ends the pause.  Intervals are measured between
- * the counter's reads (paused_at, +- paused_err: a driver reads it
- * somewhere within its statistics call), not between samples.  Detection
+ * the counter's reads (paused_at, the end of the driver's statistics
+ * call, which read it up to paused_err earlier), not between samples.
+ * Detection
  * once it has lasted T0; while STORMED, an interval with pause time is an
  * XOFF at the sample.
  *
@@ -184,7 +185,7 @@ struct pfcwd_sample {
 	u64 xoff_last;
 	u64 pause_since;
 	u64 paused_ns;		/* time paused, cumulative (a NIC's counter) */
-	u64 paused_at;		/* when paused_ns was read, ns: +- paused_err */
+	u64 paused_at;		/* paused_ns read by then, ns (see above) */
 	u64 paused_err;
 	/*
 	 * Published counters: the publication this sample is the first to

@@ -34,8 +34,9 @@
  * priority was last not paused, and ends when an XON comes or the last
  * XOFF's quanta run out.  The poller samples it (pfcwd_swpfc_sample()) and
  * the state machine detects once it has lasted T0 (storm.h,
- * PFCWD_SAMPLE_PAUSE).  A pause that begins kicks the poller, so that a
- * quiet port's first sample does not wait for the quiet interval.
+ * PFCWD_SAMPLE_PAUSE).  A pause that begins asks for a poll, so that a
+ * quiet port's first sample does not wait for the quiet interval - at
+ * most once per quiet interval (pfcwd_poll_request()).
  *
  * Locking and context:
  *  - pfcwd_swpfc_rcv(), the packet handler: softirq (or process context
@@ -222,11 +223,9 @@ static int pfcwd_swpfc_rcv(struct sk_buff *skb, struct net_device *dev,
 
 	if (resumed)
 		__pfcwd_swpfc_kick(dev);
-	if (started && READ_ONCE(port->next_poll) > now + NSEC_PER_MSEC) {
-		/* A quiet port: sample the new pause now, not a tick later. */
-		WRITE_ONCE(port->next_poll, 0);
-		pfcwd_poll_kick();
-	}
+	/* A quiet port: sample the new pause now, not a tick later. */
+	if (started)
+		pfcwd_poll_request(port, now);
 	if (opcode) {
 		consume_skb(skb);
 		return NET_RX_SUCCESS;

@@ -16,9 +16,11 @@
  *   profile              ro  the driver profile's name
  *   refresh_ms           ro  counter refresh period in force, 0 = live
  *
- * Writes are parsed strictly and applied through pfcwd_port_configure()
- * (config.c), the path tc and netlink share; a bad one fails with -EINVAL
- * and changes nothing.  The group hangs off the net_device's kobject, so it follows
+ * Writes need CAP_NET_ADMIN in the user namespace that owns the device's
+ * netns (-EPERM otherwise, as net-sysfs and pfcwd's netlink), are parsed
+ * strictly and applied through pfcwd_port_configure() (config.c), the
+ * path tc and netlink share; a bad one fails with -EINVAL and changes
+ * nothing.  The group hangs off the net_device's kobject, so it follows
  * renames and netns moves.
  *
  * Locking and context: process context.  Stores take RTNL with
@@ -26,6 +28,7 @@
  * removed under RTNL, which waits for running handlers) and then
  * port->lock.  Shows take port->lock only.
  */
+#include <linux/capability.h>
 #include <linux/device.h>
 #include <linux/kernel.h>
 #include <linux/netdevice.h>
@@ -60,9 +63,13 @@ static ssize_t pfcwd_sysfs_show(struct device *d, char *buf,
 static ssize_t pfcwd_sysfs_store(struct device *d, const char *buf,
 				 size_t len, pfcwd_store_fn fn)
 {
-	struct pfcwd_port *port = pfcwd_sysfs_port(d);
+	struct pfcwd_port *port;
 	int err;
 
+	/* As net-sysfs and pfcwd's netlink: the device's netns decides. */
+	if (!ns_capable(dev_net(to_net_dev(d))->user_ns, CAP_NET_ADMIN))
+		return -EPERM;
+	port = pfcwd_sysfs_port(d);
 	if (!port)
 		return -ENODEV;
 	if (!rtnl_trylock()) {

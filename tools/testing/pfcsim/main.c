@@ -199,7 +199,9 @@
  * 50 ms: a later tick loses the rest) times link_mbps to the link's
  * credit in bits, and sends frames while the credit is positive (it may
  * go below 0 by the last frame, which is then still on the wire); an idle
- * link keeps no credit.
+ * link keeps no credit.  A change of what is paused first brings the
+ * link up to that instant (pfcsim_drain_to()), so that a late tick does
+ * not hold frames a real link had sent before the pause began.
  *
  * Locking and context:
  *  - The push timer (hrtimer, softirq) reads ind_rising locklessly and
@@ -279,7 +281,8 @@
  *    ring_lock, allocating the new descriptors (GFP_KERNEL) before and
  *    freeing the old ones after.  Which queues are stopped by pause
  *    (port->paused, tx_ring 0) and which rings are paused
- *    (ring_paused) is set by pfcsim_apply_queues() under port->lock.
+ *    (ring_paused) is set by pfcsim_apply_queues() under port->lock, after
+ *    draining the rings up to then under ring_lock (as the tick does).
  *  - Readers of the packet counters (ndo_get_stats64, any context;
  *    ethtool) use the u64_stats retry loops.
  *  - port->dying is set (under pfcsim_lock) before a port's debugfs
@@ -852,22 +855,17 @@ static void pfcsim_ring_pop(struct pfcsim_port *port, unsigned int q)
 }
 
 /*
- * The drain timer (softirq): the link sends what the time since the last
- * tick allows (link_mbps), one frame per ready ring in turn; runs while a
- * ring that is not paused has frames.
+ * The link's time from the last drain to @now: it sent what that time
+ * allows at link_mbps, one frame per ready ring in turn.  Returns the rings
+ * still ready.  ring_lock held.
  */
-static enum hrtimer_restart pfcsim_drain_tick(struct hrtimer *timer)
+static unsigned long pfcsim_drain_to(struct pfcsim_port *port, ktime_t now)
 {
-	struct pfcsim_port *port = container_of(timer, struct pfcsim_port,
-						drain_timer);
-	enum hrtimer_restart ret = HRTIMER_RESTART;
 	unsigned long ready;
 	unsigned int q;
-	ktime_t now;
 	s64 ns;
 
-	spin_lock(&port->ring_lock);
-	now = ktime_get();
+	lockdep_assert_held(&port->ring_lock);
 	ns = ktime_to_ns(ktime_sub(now, port->drain_last));
 	port->drain_last = now;
 	ns = clamp_t(s64, ns, 0, PFCSIM_DRAIN_MAX_NS);
@@ -882,7 +880,21 @@ static enum hrtimer_restart pfcsim_drain_tick(struct hrtimer *timer)
 			__clear_bit(q, &ready);
 		port->rr = (q + 1) % PFCSIM_MAX_TXQ;
 	}
-	if (ready) {
+	return ready;
+}
+
+/*
+ * The drain timer (softirq): the link sends what the time since the last
+ * tick allows; runs while a ring that is not paused has frames.
+ */
+static enum hrtimer_restart pfcsim_drain_tick(struct hrtimer *timer)
+{
+	struct pfcsim_port *port = container_of(timer, struct pfcsim_port,
+						drain_timer);
+	enum hrtimer_restart ret = HRTIMER_RESTART;
+
+	spin_lock(&port->ring_lock);
+	if (pfcsim_drain_to(port, ktime_get())) {
 		hrtimer_forward_now(timer, ns_to_ktime(PFCSIM_DRAIN_TICK_NS));
 	} else {
 		/* An idle link saves no credit for later. */
@@ -959,6 +971,13 @@ static void pfcsim_apply_queues(struct pfcsim_port *port)
 
 	lockdep_assert_held(&port->lock);
 	spin_lock(&port->ring_lock);
+	/*
+	 * Up to now the link sent at the old pause state, however late the
+	 * drain timer runs (under emulation, by milliseconds): a pause stops
+	 * a ring from now on, not from the last tick.
+	 */
+	if (port->draining)
+		pfcsim_drain_to(port, ktime_get());
 	port->ring_paused = want;
 	pfcsim_drain_kick(port, pfcsim_rings_ready(port));
 	spin_unlock(&port->ring_lock);

@@ -468,6 +468,18 @@ test_unprivileged() {
 	out=$(setpriv --inh-caps=-net_admin --bounding-set=-net_admin "$PFCWD" stats clear 2>&1) &&
 		fail "stats clear without CAP_NET_ADMIN accepted"
 	case $out in *"Operation not permitted"*) ;; *) fail "no EPERM: $out" ;; esac
+	# And through sysfs, as net-sysfs: CAP_NET_ADMIN over the device's netns.
+	local k
+	for k in "enabled 0" "detection_time_ms 10" "restore 3" "device_action off" \
+		 "priorities 0"; do
+		out=$(setpriv --inh-caps=-net_admin --bounding-set=-net_admin \
+			bash -c "echo ${k#* } > /sys/class/net/sw1/pfcwd/${k%% *}" 2>&1) &&
+			fail "sysfs ${k%% *} written without CAP_NET_ADMIN"
+		case $out in
+		*"Operation not permitted"*) ;;
+		*) fail "sysfs ${k%% *} without CAP_NET_ADMIN: wanted EPERM, got: $out" ;;
+		esac
+	done
 	expect_eq "$(snapshot)" "$before" "nothing changed"
 	expect_eq "$(prio_val sw1 3 detected)/$(prio_val sw1 3 state)" "1/latched" "stats not cleared"
 	"$PFCWD" restore dev sw1 prio 3 || fail "root restore"
@@ -572,7 +584,7 @@ TESTS=(
 	"test_monitor	cli: monitor (JSON and text) gets storm events with the right fields and times"
 	"test_bad_usage	cli: bad command lines exit 2 (1 for unknown devices) with a message, change nothing"
 	"test_kernel_errors	cli: the kernel's extack messages are printed, exit 1, nothing changed"
-	"test_unprivileged	cli: without CAP_NET_ADMIN show/stats work, set/clear/restore get EPERM"
+	"test_unprivileged	cli: without CAP_NET_ADMIN show/stats work, set/clear/restore and sysfs writes get EPERM"
 	"test_netns_escape	cli: -n NETNS, netns isolation, JSON escaping of odd ifnames"
 	"test_dump_many	cli: 256 ports dumped, and dumps while ports come and go	300"
 	"test_headroom	cli: headroom reproduces the 802.1Qbb worked example, every speed, bad input"

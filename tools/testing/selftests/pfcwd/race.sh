@@ -172,12 +172,64 @@ test_module_unload() {
 	return 0
 }
 
+# A poll asked for (an enable, a link-up) while the poller is busy with the
+# port is not lost.  debugfs poll_delay_us holds the poller where it found
+# the port disabled (or its link down) and is about to leave it unscheduled;
+# the enable (the link-up) comes in that window; then a storm must be seen.
+poll_delays() { awk '{ for (i = 1; i < NF; i += 2) if ($i == "delays") print $(i + 1) }' \
+	/sys/kernel/debug/pfcwd/poll; }
+poll_passes() { awk '{ print $2 }' /sys/kernel/debug/pfcwd/poll; }
+
+test_poll_request() {
+	local s=/sys/class/net/rc0/pfcwd delay=/sys/kernel/debug/pfcwd/poll_delay_us
+	local how d0 p0 i
+
+	reset_all pfrace
+	pfcsim_new rc0
+	tc qdisc add dev rc0 root pfcwd || fail "qdisc"
+	echo 50 > $s/detection_time_ms
+	for how in enable link; do
+		d0=$(poll_delays)
+		echo 600000 > $delay
+		if [ $how = enable ]; then
+			echo 0 > $s/enabled
+		else
+			ip link set rc0 down
+		fi
+		# The poller takes the port at once (kicked): wait until it sits
+		# in the delay, then ask for a poll.
+		for ((i = 0; i < 300; i++)); do
+			[ "$(poll_delays)" != "$d0" ] && break
+			sleep 0.01
+		done
+		[ "$(poll_delays)" != "$d0" ] || fail "$how: the poller never reached the delay"
+		p0=$(poll_passes)
+		if [ $how = enable ]; then
+			echo 1 > $s/enabled
+		else
+			ip link set rc0 up
+		fi
+		# The pass that holds the port had not ended: the request raced it.
+		[ "$(poll_passes)" = "$p0" ] || fail "$how: the poller's pass ended first (no race)"
+		log "$how: asked for while the poller held the port"
+		echo 0 > $delay
+		sleep 0.8
+		echo 3 > "$PFCSIM_DFS/rc0/rx_storm"
+		wait_stat rc0 3 state stormed 3
+		echo > "$PFCSIM_DFS/rc0/rx_storm"
+		wait_stat rc0 3 state operational 3
+	done
+	tc qdisc del dev rc0 root
+	expect_eq "$(pfc_on rc0)" "3 4" "pfc_en after the race"
+}
+
 TESTS=(
 	"test_concurrent_config	race: concurrent sysfs writes and reads during storms"
 	"test_qdisc_replace	race: qdisc replaced and deleted during storms"
 	"test_port_delete	race: ports created and deleted during storms and sysfs access"
 	"test_netns_delete	race: netns deleted with a stormed port inside"
 	"test_module_unload	race: module unloaded right after storms on 8 ports"
+	"test_poll_request	race: an enable or a link-up while the poller holds the port is not lost"
 )
 
 tap_main "$@"

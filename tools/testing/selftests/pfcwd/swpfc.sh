@@ -252,6 +252,50 @@ test_xon_only() {
 	expect_eq "$(pstat $DEV 3 detected)" 0 "storms from XOFF+XON"
 }
 
+# A peer alternating XOFF and XON as fast as it can: every frame begins a
+# pause on a port that is quiet again an instant later, and each such pause
+# asks for a poll.  The poller grants at most one request per port and
+# quiet interval (debugfs poll "requests"), so its passes stay near the
+# quiet grid however many pauses come.  With poll_quiet_us 20 ms (so that
+# the grid is far below what a flood asks for), bounds: requests <= one
+# per quiet interval (+2 for the edges); passes <= the grid plus the
+# requests, each followed by at most one fine poll (a sample that caught a
+# pause before its XON), x1.2 and +50.  Before the limit, each pass was
+# followed by a request (measured on 6.1 under TCG: ~700 passes/s; with
+# it, ~100).  The flood must begin more pauses than that for the case to
+# prove anything: it checks that too.
+poll_field() {
+	awk -v k="$1" '{ for (i = 1; i < NF; i += 2) if ($i == k) print $(i + 1) }' \
+		/sys/kernel/debug/pfcwd/poll
+}
+
+test_xoffxon_flood() {
+	local q=/sys/module/pfcwd/parameters/poll_quiet_us
+	local pauses0 p0 r0 t0 t1 pauses passes reqs ms quiet=20000 rmax pmax
+
+	setup 300 300
+	echo $quiet > $q || fail "poll_quiet_us"
+	sleep 0.1
+	pauses0=$(swp 3 pauses)
+	p0=$(poll_field passes)
+	r0=$(poll_field requests)
+	t0=$(date +%s%N)
+	frames xoffxon $PEER 3 --interval-us 0 --duration-ms 3000 > $STORM_OUT
+	t1=$(date +%s%N)
+	passes=$(($(poll_field passes) - p0))
+	reqs=$(($(poll_field requests) - r0))
+	pauses=$(($(swp 3 pauses) - pauses0))
+	echo 4000 > $q
+	ms=$(((t1 - t0) / 1000000))
+	rmax=$((ms * 1000 / quiet + 2))
+	pmax=$((ms * 1000 / quiet * 4 * 6 / 5 + 50))
+	log "XOFF/XON flood: $pauses pauses begun in $ms ms; $reqs poll requests granted (bound $rmax), $passes poller passes (bound $pmax)"
+	[ "$pauses" -gt $((2 * pmax)) ] || fail "the flood began only $pauses pauses: proves nothing"
+	[ "$reqs" -le "$rmax" ] || fail "$reqs poll requests granted for $pauses pauses (bound $rmax)"
+	[ "$passes" -le "$pmax" ] || fail "$passes poller passes for $pauses pauses (bound $pmax)"
+	expect_eq "$(pstat $DEV 3 detected)" 0 "storms from XOFF+XON"
+}
+
 test_global_pause() {
 	local sent mac
 
@@ -506,6 +550,7 @@ TESTS=(
 	"test_handler	swpfc: PFC frames handled on veth (not on a DCB port), quanta at the link speed, lossless priorities only	300"
 	"test_storm_timing	swpfc: storms of Scapy-built PFC frames detected T0 after the pause began, restored T1 after the last XOFF	900"
 	"test_xon_only	swpfc: XON-only floods never pause, never storm; XOFF+XON pairs never storm	300"
+	"test_xoffxon_flood	swpfc: an XOFF/XON flood costs the poller a bounded number of passes	300"
 	"test_global_pause	swpfc: 802.3x PAUSE counted and not honoured: every priority flows	300"
 	"test_malformed	swpfc: malformed MAC control frames ignored and counted	300"
 	"test_hold_expiry	swpfc: a paused band holds its packets while others flow, until the (refreshed) pause ends	600"
