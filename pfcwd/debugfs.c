@@ -33,7 +33,7 @@
  *   hooks N added N removed N
  *
  * /sys/kernel/debug/pfcwd/poll_delay_us (rw, tests only, 0): the poller
- * sleeps that long (up to 1 s) where a port it found disabled or with its
+ * sleeps that long (up to 5 s) where a port it found disabled or with its
  * link down is about to be left unscheduled (poll.c), so that a test can
  * race an enable or a link-up with it.
  *

@@ -187,7 +187,7 @@ u32 pfcwd_poll_delay_us;
 
 static void pfcwd_poll_test_delay(void)
 {
-	u32 us = min(READ_ONCE(pfcwd_poll_delay_us), 1000000U);
+	u32 us = min(READ_ONCE(pfcwd_poll_delay_us), 5000000U);
 
 	if (!us)
 		return;

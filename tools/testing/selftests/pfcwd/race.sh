@@ -190,7 +190,7 @@ test_poll_request() {
 	echo 50 > $s/detection_time_ms
 	for how in enable link; do
 		d0=$(poll_delays)
-		echo 600000 > $delay
+		echo 2000000 > $delay
 		if [ $how = enable ]; then
 			echo 0 > $s/enabled
 		else
@@ -213,7 +213,7 @@ test_poll_request() {
 		[ "$(poll_passes)" = "$p0" ] || fail "$how: the poller's pass ended first (no race)"
 		log "$how: asked for while the poller held the port"
 		echo 0 > $delay
-		sleep 0.8
+		sleep 2.2
 		echo 3 > "$PFCSIM_DFS/rc0/rx_storm"
 		wait_stat rc0 3 state stormed 3
 		echo > "$PFCSIM_DFS/rc0/rx_storm"
