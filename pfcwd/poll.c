@@ -260,7 +260,7 @@ static void pfcwd_poll_port(struct pfcwd_port *port)
 	struct pfcwd_counters c;
 	struct pfcwd_sample s;
 	u64 next, deadline = U64_MAX, pfc_due, nic_due;
-	bool busy = false, any = false, retry = false, moved;
+	bool busy = false, any = false, retry = false, moved, checked = false;
 	int p;
 
 	rtnl_lock();
@@ -277,6 +277,7 @@ static void pfcwd_poll_port(struct pfcwd_port *port)
 			return;
 		}
 		moved = true;
+		checked = true;
 		goto sampled;
 	}
 	/*
@@ -369,6 +370,14 @@ sampled:
 	}
 
 	next = pfcwd_source_next_read(port, c.now, busy);
+	/*
+	 * A stall check read no counters: it may bring the next read
+	 * forward, never put it off (the read schedule counts from reads;
+	 * counted from checks every quiet interval, a read would not come
+	 * while a stall stands).
+	 */
+	if (checked)
+		next = min(next, port->full_next);
 	deadline = min(deadline, nic_due);
 	if (deadline < next)
 		next = max(deadline, c.now + PFCWD_POLL_SLACK_NS);

@@ -306,6 +306,31 @@ static unsigned int pfcwd_storm_stall_due(struct pfcwd_storm *sm,
 }
 
 /*
+ * Published counters: the longest time @s's frames can have come over,
+ * at least @span.  Reads a period apart see one publication each (two
+ * only when one came within the reads' lateness of the earlier read).
+ * Reads further apart than a period and its window (a loaded host, a
+ * read put off) may have missed publications: every publication since
+ * the read before (pub_after) may be in this one, the first of them a
+ * period after the one that read saw at the latest, so the frames may
+ * have come over a period more than the whole periods in the gap.  A
+ * rate taken over less is too high: the next publication of a storm
+ * that goes on looks like one that ran out, and restores it early.
+ */
+static u64 pfcwd_storm_pub_span(const struct pfcwd_storm_config *cfg,
+				const struct pfcwd_sample *s, u64 span)
+{
+	u64 k, max_span;
+
+	if (!s->pub_after || s->pub_after >= s->now ||
+	    s->now - s->pub_after <= cfg->refresh_ns + cfg->refresh_window_ns)
+		return span;
+	k = pfcwd_div_u64(s->now - s->pub_after, cfg->refresh_ns);
+	max_span = (k + 1) * cfg->refresh_ns + cfg->refresh_window_ns;
+	return max_span > span ? max_span : span;
+}
+
+/*
  * Received pause: episode tracking and detection, in OPERATIONAL.  An
  * episode continues while each interval's XOFF frames join the previous
  * ones without a gap longer than the hold time; otherwise a new one starts
@@ -353,6 +378,10 @@ static unsigned int pfcwd_storm_rx_counters(struct pfcwd_storm *sm,
 			if (cfg->refresh_ns && s->pub_after && sm->pub_from &&
 			    now - sm->pub_from > cfg->refresh_ns)
 				sm->rate_span = now - sm->pub_from;
+			/* ...or over every period the reads may have missed */
+			if (cfg->refresh_ns)
+				sm->rate_span = pfcwd_storm_pub_span(cfg, s,
+								     sm->rate_span);
 		} else {
 			sm->pause_frames += n;
 		}
@@ -506,7 +535,9 @@ static u64 pfcwd_storm_pub_frames(struct pfcwd_storm *sm,
 	if (now < (span < r ? span : r))
 		return now;
 	return pfcwd_storm_pub_end(sm, n, now, now - (span < r ? span : r),
-				   span < r ? span : r, span > r ? span : r);
+				   span < r ? span : r,
+				   pfcwd_storm_pub_span(cfg, s,
+							span > r ? span : r));
 }
 
 /* STORMED: how the storm goes on, and its restoration. */

@@ -11,7 +11,7 @@
 #include "../../../pfcwd/storm.h"
 #include "tap.h"
 
-#define N_TESTS		(272 + 36 + 4 + 6 + 9 + 1 + 20 + 19 + 2)
+#define N_TESTS		(272 + 36 + 4 + 6 + 9 + 1 + 20 + 19 + 2 + 4)
 
 #define US(n)		((u64)(n) * 1000ULL)
 #define MS(n)		((u64)(n) * PFCWD_NSEC_PER_MSEC)
@@ -2480,6 +2480,87 @@ static void test_published_bursts(void)
 	       "detected and restored once, never early", detected);
 }
 
+/* One sample of published counters for the traces below. */
+static unsigned int trace_sample(struct pfcwd_storm *sm,
+				 const struct pfcwd_storm_config *cfg, u64 now,
+				 u64 rx, u64 after, u64 stall, bool stale)
+{
+	struct pfcwd_sample s = {
+		.now = now, .rx_pause = rx,
+		.valid = PFCWD_SAMPLE_RX | PFCWD_SAMPLE_STALL |
+			 (stale ? PFCWD_SAMPLE_STALE : 0),
+		.pub_after = stale ? 0 : after,
+		.pub_at = stale || !after ? 0 : now,
+		.stall_since = stall,
+	};
+
+	return pfcwd_storm_sample(sm, cfg, &s);
+}
+
+/*
+ * Reads of published counters that came further apart than a period
+ * (the poller put them off while a transmit stall stood; a loaded host):
+ * the first publication seen holds the frames of every period since the
+ * read before, not of one.  Taking them as one period's made the storm's
+ * rate several times too high, and the next publication, a period's
+ * worth, looked like a storm that ran out: restored while it went on
+ * (profiles.sh, bnxt, T0 2600 ms: up to 725 ms before the storm ended).
+ * The times are those of two such runs on 6.12, relative to their reads.
+ */
+static void test_published_sparse_reads(void)
+{
+	struct pfcwd_storm_config cfg = cfg_t(MS(2600), MS(200));
+	u64 b = BASE, stall, end;
+	struct pfcwd_storm sm;
+	unsigned int ev;
+
+	cfg.refresh_ns = SEC(1);
+	cfg.refresh_window_ns = MS(125) + MS(2);
+	cfg.stall_min_ns = MS(5);
+
+	/*
+	 * 1: a storm from b + 378 ms (its queues stopped), reads at b and
+	 * b + 2978 ms, the second seeing 25455 frames (10 a ms since the
+	 * storm began) and detecting; the next publication, 9915 frames
+	 * later, is a whole period of the storm, which lasts 4 s.
+	 */
+	pfcwd_storm_init(&sm);
+	stall = b + US(377527);
+	end = stall + SEC(4);
+	trace_sample(&sm, &cfg, b, 0, 0, 0, false);
+	trace_sample(&sm, &cfg, b + MS(400), 0, 0, stall, true);
+	ev = trace_sample(&sm, &cfg, b + US(2977781), 25455, b, stall, false);
+	tap_ok(ev == PFCWD_EV_DETECTED,
+	       "published, reads 3 s apart: the stalled storm is detected at T0");
+	ev = trace_sample(&sm, &cfg, b + US(3978126), 25455 + 9915,
+			  b + US(3855454), 0, false);
+	tap_ok(!(ev & PFCWD_EV_RESTORED) && sm.state == PFCWD_STORMED &&
+	       sm.xoff_last >= b + US(3978126) - MS(1),
+	       "published, reads 3 s apart: a period of the storm after it is not its end (%llu ms before the read)",
+	       ms(b + US(3978126) - sm.xoff_last));
+
+	/*
+	 * 2: detected on the stall alone; the first read after it comes 4 s
+	 * after the one before (34994 frames), the next a period later with
+	 * 5030: the storm ended within that period, no earlier than it did.
+	 */
+	pfcwd_storm_init(&sm);
+	stall = b + US(368360);
+	end = stall + SEC(4);
+	trace_sample(&sm, &cfg, b, 0, 0, 0, false);
+	trace_sample(&sm, &cfg, b + MS(400), 0, 0, stall, true);
+	ev = trace_sample(&sm, &cfg, stall + SEC(2) + MS(600) + US(130), 0, 0,
+			  stall, true);
+	tap_ok(ev == PFCWD_EV_DETECTED,
+	       "published, stall alone: detected T0 after the queues stopped");
+	trace_sample(&sm, &cfg, b + US(3968793), 34994, b, 0, false);
+	ev = trace_sample(&sm, &cfg, b + US(4969130), 34994 + 5030,
+			  b + US(4846364), 0, false);
+	tap_ok(sm.xoff_last >= end - MS(10),
+	       "published, reads 4 s apart: the storm's end is not placed before it ended (%lld ms)",
+	       (long long)(sm.xoff_last - end) / 1000000LL);
+}
+
 int main(void)
 {
 	/* T0, T1: the default, a short one, and T1 != T0 to tell them apart */
@@ -2534,6 +2615,7 @@ int main(void)
 	}
 	test_published_bursts();
 	test_published_late_reads();
+	test_published_sparse_reads();
 	test_published_schedule(0, false);
 	test_published_schedule(MS(40), false);
 	test_published_schedule(0, true);

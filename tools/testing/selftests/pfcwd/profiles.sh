@@ -115,6 +115,34 @@ test_read_rate() {
 		fail "forced refreshes: pfcwd counted $f, pfcsim $s"
 }
 
+# A transmit stall that stands (the queues of a paused class stay stopped)
+# does not put off the reads of published counters: they stay once a
+# period.  (The poller checks the queues every quiet interval; it used to
+# count the next read from each check, so no read came until T0, and the
+# publication that read saw held several periods' frames taken for one:
+# the storm was restored early.)
+test_read_rate_stalled() {
+	reset_all
+	profiled_port ps bnxt
+	set_knob ps detection_time_ms 20000
+	sleep 1.2
+	sim ps rx_storm 3
+	sleep 0.5
+	case ",$(portstat ps stall_prios)," in
+	*,3,*) ;;
+	*) fail "ps: the queues of class 3 give no stall signal ($(portstat ps stall_prios))" ;;
+	esac
+	b0=$(simget ps getpfc_calls)
+	sleep 4
+	b=$(($(simget ps getpfc_calls) - b0))
+	sim ps rx_storm ""
+	log "reads in 4 s of a bnxt port (1 s period) with a standing stall: $b"
+	# once a period at least; at most 8 + window / fine + 2 a period
+	[ "$b" -ge 3 ] || fail "ps read $b times in 4 s while its queues stalled (period 1 s)"
+	[ "$b" -le $((4 * 140)) ] || fail "ps read $b times in 4 s while its queues stalled"
+	expect_eq "$(pstat ps 3 detected)" 0 "ps: no storm before T0"
+}
+
 # Drivers without pause counters: pfcwd says so, and what it can still see
 # is a TX queue that stops sending.  pfcsim with tx_ring 0 stops a paused
 # class's queues at once (its stand-in for a ring that cannot drain), so
@@ -447,6 +475,7 @@ TESTS=(
 	"test_published_periods	profiles: 3 s storms on counters refreshed every 1000/2000 ms (table, learnt, forced)	200"
 	"test_published_bursts	profiles: bnxt bursts shorter than T0 - 2R not storms, a storm past T0 is	120"
 	"test_read_rate	profiles: reads no faster than the counters change"
+	"test_read_rate_stalled	profiles: a standing TX stall does not put off reads of published counters"
 	"test_no_counters	profiles: drivers without counters say so; their stopped TX queues are seen"
 	"test_bounce_auto	profiles: device-action auto learns a bouncing setpfc from the first storm	90"
 	"test_device_action_on_off	profiles: device-action on uses pfc_en even on mlx5, off never"
