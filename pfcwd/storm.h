@@ -72,7 +72,9 @@
  * publication with no XOFF at all ends it at the previous one, which the
  * reader knows only R plus its window (refresh_window_ns) after it.  Each
  * publication's frames came over the time since the previous one that
- * showed frames (R, when that time is not within [R/2, R + window]).
+ * showed frames (R, when that time is not within [R/2, R + window]);
+ * after reads further apart than R + window, over every period they may
+ * have missed, plus one (a rate taken too high restores early).
  * Restoration thus lands within [T1, T1 + R] of the storm's end when T1 is
  * at least R / 16 plus the window, and within R + R / 16 + the window
  * otherwise (once the storm covered a whole period; a shorter one may be
