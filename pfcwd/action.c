@@ -271,7 +271,7 @@ static void pfcwd_action_commit(struct pfcwd_port *port, bool at_once)
 	port->pfc_en = pfc.pfc_en;
 	dcbnl_ieee_notify(dev, RTM_SETDCB, DCB_CMD_IEEE_SET, 0, 0);
 	if (carrier && !netif_carrier_ok(dev))
-		pfcwd_action_carrier_lost(port);
+		pfcwd_action_carrier_lost(port, ktime_get_ns());
 	return;
 
 failed:
@@ -295,14 +295,15 @@ failed:
 /**
  * pfcwd_action_carrier_lost - the carrier went down
  * @port: the port; port->lock held
+ * @at: when, ns
  *
  * If that came right after pfcwd's own setpfc, device-action auto stops
  * using pfc_en on this port from now on.
  */
-void pfcwd_action_carrier_lost(struct pfcwd_port *port)
+void pfcwd_action_carrier_lost(struct pfcwd_port *port, u64 at)
 {
-	if (port->setpfc_hurts || !port->setpfc_at ||
-	    ktime_get_ns() - port->setpfc_at > PFCWD_SETPFC_BOUNCE_NS)
+	if (port->setpfc_hurts || !port->setpfc_at || at < port->setpfc_at ||
+	    at - port->setpfc_at > PFCWD_SETPFC_BOUNCE_NS)
 		return;
 	WRITE_ONCE(port->setpfc_hurts, true);
 	pr_notice("%s: changing pfc_en took the link down: %s\n", port->name,

@@ -13,7 +13,9 @@
  * (and port->lock -> netfilter's hook mutex, when the ingress hook comes
  * or goes).
  *   RTNL         attaching and detaching, teardown, every driver call
- *                (dcbnl, stats), port->dead.
+ *                (dcbnl, stats), port->dead.  Driver calls may emit
+ *                netdevice events synchronously, so pfcwd's notifier
+ *                takes no port->lock for them (port.c).
  *   ports_lock   the port list and hash (writers); readers use RCU.
  *   port->lock   (a mutex) cfg, the per-priority state machines and
  *                their bookkeeping (mitigation applied, pfc bits cleared).
@@ -212,6 +214,13 @@ struct pfcwd_nic {
 	u64 warnings, errors;		/* events seen; READ_ONCE elsewhere */
 };
 
+/* The link as a netdevice event left it (port.c). */
+struct pfcwd_link {
+	u32 speed;			/* Mb/s */
+	bool up;			/* running, carrier on */
+	u64 lost_at;			/* the carrier went down then, ns; 0 */
+};
+
 /* One read of a port's sources (source.c), for its state machines. */
 struct pfcwd_counters {
 	u64 now;
@@ -244,6 +253,15 @@ struct pfcwd_port {
 	u32 qdisc_users;		/* RTNL */
 	bool held;			/* RTNL: enabled over netlink */
 	bool sysfs;			/* RTNL: the sysfs group exists */
+	/*
+	 * Link events the netdevice notifier left for the poller (RTNL).
+	 * The notifier never takes port->lock: it can run inside a driver
+	 * call pfcwd makes under it (ice's ieee_setpfc closes and reopens
+	 * the netdev: NETDEV_DOWN and NETDEV_UP from within the call).
+	 */
+	bool link_dirty;		/* RTNL: re-read the link */
+	bool link_was_up;		/* RTNL: up at the last event */
+	u64 link_lost_at;		/* RTNL: the carrier went down, ns; 0 */
 
 	struct mutex lock;		/* the fields below, but next_poll */
 	struct pfcwd_config cfg;
@@ -337,6 +355,9 @@ struct pfcwd_port *pfcwd_port_hold(struct net_device *dev,
 void pfcwd_port_release(struct pfcwd_port *port);
 struct pfcwd_port *pfcwd_port_get(const struct net_device *dev);
 void pfcwd_port_put(struct pfcwd_port *port);
+bool pfcwd_port_link_read(struct pfcwd_port *port, struct pfcwd_link *link);
+void pfcwd_port_link_apply(struct pfcwd_port *port,
+			   const struct pfcwd_link *link);
 void pfcwd_port_storm_config(const struct pfcwd_port *port,
 			     struct pfcwd_storm_config *scfg);
 int pfcwd_port_init(void);
@@ -436,7 +457,7 @@ const char *pfcwd_action_name(enum pfcwd_action action);
 bool pfcwd_action_device_pfc(const struct pfcwd_port *port);
 const char *pfcwd_device_action_name(enum pfcwd_device_action da);
 int pfcwd_device_action_parse(const char *buf, enum pfcwd_device_action *da);
-void pfcwd_action_carrier_lost(struct pfcwd_port *port);
+void pfcwd_action_carrier_lost(struct pfcwd_port *port, u64 at);
 u64 pfcwd_action_pfc_due(const struct pfcwd_port *port, u64 now);
 int pfcwd_action_parse(const char *buf, enum pfcwd_action *action);
 

@@ -259,8 +259,10 @@ static void pfcwd_poll_port(struct pfcwd_port *port)
 	struct pfcwd_storm_config scfg;
 	struct pfcwd_counters c;
 	struct pfcwd_sample s;
+	struct pfcwd_link link;
 	u64 next, deadline = U64_MAX, pfc_due, nic_due;
 	bool busy = false, any = false, retry = false, moved, checked = false;
+	bool relink;
 	int p;
 
 	rtnl_lock();
@@ -269,8 +271,11 @@ static void pfcwd_poll_port(struct pfcwd_port *port)
 		pfcwd_poll_schedule(port, 0, U64_MAX);
 		return;
 	}
-	/* A stall check, unless the poll was asked for at once (due 0). */
-	if (port->stall_check && port->poll_due &&
+	/*
+	 * A stall check, unless the poll was asked for at once (due 0) or
+	 * the link changed.
+	 */
+	if (port->stall_check && port->poll_due && !port->link_dirty &&
 	    port->poll_due + PFCWD_POLL_SLACK_NS < port->full_next) {
 		if (!pfcwd_poll_stall_check(port, &c)) {
 			rtnl_unlock();
@@ -278,6 +283,7 @@ static void pfcwd_poll_port(struct pfcwd_port *port)
 		}
 		moved = true;
 		checked = true;
+		relink = false;
 		goto sampled;
 	}
 	/*
@@ -285,8 +291,12 @@ static void pfcwd_poll_port(struct pfcwd_port *port)
 	 * did not move, and none of whose queues is stalled, needs neither
 	 * its stats nor its state machines.
 	 */
+	relink = pfcwd_port_link_read(port, &link);
 	moved = pfcwd_source_read_pfc(port, &c);
 	if (pfcwd_source_read_stall(port, &c) & port->cfg.prios)
+		moved = true;
+	/* A link event: the machines re-prime (pfcwd_port_link_apply()). */
+	if (relink)
 		moved = true;
 	WRITE_ONCE(port->stall_prios, c.stall_valid & port->cfg.prios);
 	port->last_c = c;
@@ -312,6 +322,8 @@ sampled:
 	rtnl_unlock();
 
 	mutex_lock(&port->lock);
+	if (relink)
+		pfcwd_port_link_apply(port, &link);
 	if (!port->cfg.enabled) {
 		WRITE_ONCE(port->quiet, false);
 		mutex_unlock(&port->lock);

@@ -22,6 +22,10 @@
  *    refcount_inc_not_zero().
  *  - port->dead is set under RTNL (and port->lock); whoever holds RTNL and
  *    sees it clear may use port->dev.
+ *  - the notifier takes port->lock only for events no driver call emits
+ *    (rename, unregister): a link event may come from within a driver
+ *    call pfcwd makes under port->lock, so it only marks the link for the
+ *    poller to read (RTNL) and apply (port->lock), and kicks it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -106,26 +110,65 @@ static u64 pfcwd_port_ring_drain_ns(struct pfcwd_port *port, u32 speed)
 	return div_u64((ring.tx_pending / 2 + 1) * frame_bits * 1000, speed);
 }
 
-/* Pause continuity from the link speed; RTNL held.  See storm.h. */
-static void pfcwd_port_update_link(struct pfcwd_port *port)
+/*
+ * The link, from the device (driver calls), and what the notifier saw of
+ * it since the last read: RTNL held, never port->lock.
+ */
+static void pfcwd_port_read_link(struct pfcwd_port *port,
+				 struct pfcwd_link *link)
 {
 	struct ethtool_link_ksettings ks;
 	u32 speed = SPEED_10000;
-	u64 quanta_ns;
-	bool was_up;
 
+	ASSERT_RTNL();
 	if (!__ethtool_get_link_ksettings(port->dev, &ks) &&
 	    ks.base.speed != SPEED_UNKNOWN && ks.base.speed)
 		speed = ks.base.speed;
-	/* 65535 quanta of 512 bit times at @speed Mb/s, in ns */
-	quanta_ns = div_u64(65535ULL * 512 * 1000, speed);
-	port->hold_ns = quanta_ns;
+	link->speed = speed;
+	link->up = netif_running(port->dev) && netif_carrier_ok(port->dev);
+	link->lost_at = port->link_lost_at;
+	port->link_lost_at = 0;
+	port->link_dirty = false;
+	port->link_was_up = link->up;
 	WRITE_ONCE(port->txq_drain_ns, pfcwd_port_ring_drain_ns(port, speed));
-	pfcwd_swpfc_set_speed(port, speed);
-	was_up = port->link_up;
-	port->link_up = netif_running(port->dev) && netif_carrier_ok(port->dev);
-	if (was_up && !port->link_up)
-		pfcwd_action_carrier_lost(port);
+}
+
+/**
+ * pfcwd_port_link_read - the link changed: read it
+ * @port: the port; RTNL held, not port->lock (the driver is called)
+ * @link: filled in, for pfcwd_port_link_apply()
+ *
+ * Return: false if no netdevice event came since the last read.
+ */
+bool pfcwd_port_link_read(struct pfcwd_port *port, struct pfcwd_link *link)
+{
+	if (!port->link_dirty)
+		return false;
+	pfcwd_port_read_link(port, link);
+	return true;
+}
+
+/**
+ * pfcwd_port_link_apply - the state machines' view of a link read
+ * @port: the port; port->lock held (or not visible yet)
+ * @link: what pfcwd_port_link_read() found
+ *
+ * Pause continuity from the link speed (storm.h), the link state, and a
+ * carrier loss that pfcwd's own setpfc may have caused.
+ */
+void pfcwd_port_link_apply(struct pfcwd_port *port,
+			   const struct pfcwd_link *link)
+{
+	bool was_up = port->link_up;
+
+	/* 65535 quanta of 512 bit times at the link's speed, in ns */
+	port->hold_ns = div_u64(65535ULL * 512 * 1000, link->speed);
+	pfcwd_swpfc_set_speed(port, link->speed);
+	port->link_up = link->up;
+	if (link->lost_at)
+		pfcwd_action_carrier_lost(port, link->lost_at);
+	else if (was_up && !link->up)
+		pfcwd_action_carrier_lost(port, ktime_get_ns());
 	port->reprime = true;
 	WRITE_ONCE(port->quiet, false);
 }
@@ -154,6 +197,7 @@ void pfcwd_port_storm_config(const struct pfcwd_port *port,
 
 static struct pfcwd_port *pfcwd_port_create(struct net_device *dev)
 {
+	struct pfcwd_link link;
 	struct pfcwd_port *port;
 	int p;
 
@@ -177,7 +221,8 @@ static struct pfcwd_port *pfcwd_port_create(struct net_device *dev)
 
 	pfcwd_source_probe(port);
 	port->cfg.prios = port->has_dcb ? port->pfc_en : PFCWD_DEFAULT_PRIOS;
-	pfcwd_port_update_link(port);
+	pfcwd_port_read_link(port, &link);
+	pfcwd_port_link_apply(port, &link);
 	netdev_hold(dev, &port->dev_tracker, GFP_KERNEL);
 	pfcwd_swpfc_start(port);
 	return port;
@@ -345,6 +390,7 @@ static int pfcwd_netdev_event(struct notifier_block *nb, unsigned long event,
 {
 	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
 	struct pfcwd_port *port;
+	bool up;
 
 	port = pfcwd_port_get(dev);
 	if (!port)
@@ -376,9 +422,17 @@ static int pfcwd_netdev_event(struct notifier_block *nb, unsigned long event,
 	case NETDEV_UP:
 	case NETDEV_DOWN:
 	case NETDEV_CHANGE:
-		mutex_lock(&port->lock);
-		pfcwd_port_update_link(port);
-		mutex_unlock(&port->lock);
+		/*
+		 * Maybe from within pfcwd's own driver call, under port->lock
+		 * (ice's setpfc closes and reopens the netdev): no port->lock
+		 * here.  The poller reads the link and applies it at once.
+		 */
+		up = netif_running(dev) && netif_carrier_ok(dev);
+		if (port->link_was_up && !up && !port->link_lost_at)
+			port->link_lost_at = ktime_get_ns();
+		port->link_was_up = up;
+		port->link_dirty = true;
+		WRITE_ONCE(port->quiet, false);
 		WRITE_ONCE(port->next_poll, 0);
 		pfcwd_poll_kick();
 		break;

@@ -236,7 +236,7 @@ static int pfcwd_swpfc_rcv(struct sk_buff *skb, struct net_device *dev,
 
 /**
  * pfcwd_swpfc_set_speed - the link speed that quanta are timed at
- * @port: the port; RTNL and port->lock held
+ * @port: the port; port->lock held
  * @speed_mbps: Mb/s, > 0
  */
 void pfcwd_swpfc_set_speed(struct pfcwd_port *port, u32 speed_mbps)

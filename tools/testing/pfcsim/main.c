@@ -104,6 +104,13 @@
  *			pfc_en takes the carrier down for this long (as mlx5
  *			toggles the port): netif_carrier_off(), and a delayed
  *			work turns it back on (if the port is still up).
+ *   setpfc_reopen	0/1 (0): a successful ieee_setpfc that changes
+ *			pfc_en closes and reopens the netdev, announcing each
+ *			step, from within the call (as ice's setpfc does,
+ *			ice_dcbnl_devreset(): dev_close(), netdev_state_change(),
+ *			dev_open(), netdev_state_change(), under RTNL):
+ *			netdevice events (NETDEV_GOING_DOWN, DOWN, UP, CHANGE)
+ *			reach every notifier before setpfc returns.
  *   swap		0/1 (0): ieee_getpfc reports requests and indications
  *			swapped, as ixgbe does (ethtool -S is not swapped).
  *   no_counters	0/1 (0): ieee_getpfc leaves requests and indications
@@ -411,6 +418,7 @@ enum pfcsim_knob {
 	PFCSIM_K_SWAP,			/* swap */
 	PFCSIM_K_NO_COUNTERS,		/* no_counters */
 	PFCSIM_K_PAUSE_DURATION,	/* pause_duration */
+	PFCSIM_K_SETPFC_REOPEN,		/* setpfc_reopen */
 	PFCSIM_NUM_KNOBS,
 };
 
@@ -429,6 +437,7 @@ static const struct pfcsim_knob_def pfcsim_knob_defs[PFCSIM_NUM_KNOBS] = {
 	[PFCSIM_K_SWAP]			= { "swap", 1 },
 	[PFCSIM_K_NO_COUNTERS]		= { "no_counters", 1 },
 	[PFCSIM_K_PAUSE_DURATION]	= { "pause_duration", 1 },
+	[PFCSIM_K_SETPFC_REOPEN]	= { "setpfc_reopen", 1 },
 };
 
 /* Read-only call counters, one debugfs file each. */
@@ -472,7 +481,8 @@ static const struct pfcsim_profile pfcsim_profiles[] = {
 		[PFCSIM_K_REFRESH_ON_READ] = 1 } },
 	{ "ice", "ice", true, {
 		[PFCSIM_K_STATS_PERIOD] = 1000,
-		[PFCSIM_K_REFRESH_ON_READ] = 1 } },
+		[PFCSIM_K_REFRESH_ON_READ] = 1,
+		[PFCSIM_K_SETPFC_REOPEN] = 1 } },
 	/* bnxt's pause duration counter has another name: not shown */
 	{ "bnxt", "bnxt_en", true, {
 		[PFCSIM_K_STATS_PERIOD] = 1000,
@@ -1819,7 +1829,7 @@ static int pfcsim_ieee_getpfc(struct net_device *dev, struct ieee_pfc *pfc)
 static int pfcsim_ieee_setpfc(struct net_device *dev, struct ieee_pfc *pfc)
 {
 	struct pfcsim_port *port = netdev_priv(dev);
-	bool changed;
+	bool changed, reopen;
 	ktime_t now;
 	u32 fail;
 
@@ -1839,7 +1849,16 @@ static int pfcsim_ieee_setpfc(struct net_device *dev, struct ieee_pfc *pfc)
 	pfcsim_reconfigure(port);
 	if (changed)
 		pfcsim_bounce(port, now);
+	reopen = changed && port->knob[PFCSIM_K_SETPFC_REOPEN];
 	spin_unlock_bh(&port->lock);
+	/* ice: enough of an ifdown/ifup to apply it, inside the call. */
+	if (reopen && netif_running(dev)) {
+		ASSERT_RTNL();
+		dev_close(dev);
+		netdev_state_change(dev);
+		dev_open(dev, NULL);
+		netdev_state_change(dev);
+	}
 	return 0;
 }
 

@@ -219,6 +219,55 @@ test_device_action_on_off() {
 	[ "$(carrier_changes pm)" -gt "$c0" ] || fail "mlx5's setpfc did not bounce the link?"
 }
 
+# ice's setpfc closes and reopens the netdev from within the call
+# (ice_dcbnl_devreset()): NETDEV_DOWN, UP and CHANGE reach pfcwd's notifier
+# while pfcwd's poller is inside setpfc, holding RTNL and the port's lock.
+# The notifier used to take that lock: a self-deadlock with RTNL held (the
+# whole host's networking stuck).  Nothing here may wait on pfcwd or RTNL
+# until the storm's setpfc is known to have returned.
+test_setpfc_reopens() {
+	local out=/tmp/pfcwd-reopen.$$ i
+	reset_all
+	profiled_port pr ice
+	expect_eq "$(simget pr setpfc_reopen)" 1 "the ice profile reopens the netdev on setpfc"
+	set_knob pr device_action on
+	c0=$(carrier_changes pr)
+	s0=$(simget pr setpfc_calls)
+	sim pr rx_storm 3
+	for ((i = 0; i < 300; i++)); do
+		[ "$(simget pr setpfc_calls)" -gt "$s0" ] && break
+		sleep 0.01
+	done
+	[ "$(simget pr setpfc_calls)" -gt "$s0" ] || fail "pfcwd never called setpfc (device-action on)"
+	# pfcwd's debugfs takes the port's lock: answered, or deadlocked?
+	rm -f $out
+	(cat "$PFCWD_DBG" > $out.tmp && mv $out.tmp $out) &
+	for ((i = 0; i < 100; i++)); do
+		[ -e $out ] && break
+		sleep 0.05
+	done
+	if [ ! -e $out ]; then
+		fail "pfcwd's port lock still held 5 s after setpfc reopened the netdev: deadlock"
+		return
+	fi
+	wait_stat pr 3 state stormed 3
+	expect_eq "$(pfc_on pr)" "4" "device-action on: prio 3 out of pfc_en"
+	[ "$(carrier_changes pr)" -ge $((c0 + 2)) ] ||
+		fail "setpfc did not take the carrier down and up ($c0 -> $(carrier_changes pr))"
+	klog | grep -q "pfcwd: pr: changing pfc_en took the link down: device-action on keeps using it" ||
+		fail "the link going down inside setpfc was not noticed"
+	sim pr rx_storm ""
+	wait_stat pr 3 state operational 3
+	sleep 0.3
+	expect_eq "$(pfc_on pr)" "3 4" "pfc_en back after restoration"
+	# The link came back for pfcwd too: a second storm is seen.
+	sim pr rx_storm 3
+	wait_stat pr 3 detected 2 3
+	sim pr rx_storm ""
+	wait_stat pr 3 state operational 3
+	rm -f $out
+}
+
 test_getpfc_slow_or_failing() {
 	reset_all
 	python3 "$STORMS" --storms 2 --storm-ms 600 --gap-ms 400 --margin-ms 110 \
@@ -479,6 +528,7 @@ TESTS=(
 	"test_no_counters	profiles: drivers without counters say so; their stopped TX queues are seen"
 	"test_bounce_auto	profiles: device-action auto learns a bouncing setpfc from the first storm	90"
 	"test_device_action_on_off	profiles: device-action on uses pfc_en even on mlx5, off never"
+	"test_setpfc_reopens	profiles: a setpfc that closes and reopens the netdev (ice) inside the call"
 	"test_getpfc_slow_or_failing	profiles: getpfc sleeping 20 ms or failing"
 	"test_setpfc_failing	profiles: setpfc failing on mitigation and on restoration"
 	"test_setpfc_batched	profiles: pfc_en changes of one pass are one setpfc"
