@@ -5,8 +5,9 @@
  * Eight FIFO bands, one per IEEE 802.1p priority, served in strict priority
  * order: band 7 first, band 0 last.  A packet's band is its priority: the
  * class its skb->priority names (MAJOR:1..MAJOR:8 of the qdisc the user
- * added), else the PCP of a VLAN-tagged frame, else skb->priority when it
- * is 0..7; anything else is best effort, band 0.  Each band holds at most
+ * added), else the PCP of a VLAN-tagged frame (a tag in the packet is
+ * looked for on Ethernet devices only), else skb->priority when it is
+ * 0..7; anything else is best effort, band 0.  Each band holds at most
  * "limit" packets (default: the device's tx_queue_len when the qdisc is
  * created); a packet arriving at a full band is dropped and counted
  * against that band.
@@ -68,6 +69,7 @@
  *    The class dumps read the counters the datapath writes under the
  *    root lock (bytes and packets through u64_stats too).
  */
+#include <linux/if_arp.h>
 #include <linux/if_vlan.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
@@ -102,14 +104,20 @@ static const struct nla_policy pfcwd_tc_policy[TCA_PFCWD_MAX + 1] = {
 	[TCA_PFCWD_LOSSLESS] = { .type = NLA_U8 },
 };
 
-/* The 802.1p priority of a VLAN-tagged frame (out of band or in it), or -1. */
+/*
+ * The 802.1p priority of a VLAN-tagged frame (out of band or in it), or -1.
+ * Only an Ethernet frame can carry the tag in its data: on other devices
+ * the packet starts elsewhere (an IPv4 header, for a tunnel: bytes 12-15
+ * are its source address, and 129.0.x.x would read as a tag).
+ */
 static int pfcwd_sched_pcp(const struct sk_buff *skb)
 {
 	const struct vlan_ethhdr *veth;
 
 	if (skb_vlan_tag_present(skb))
 		return skb_vlan_tag_get_prio(skb);
-	if (skb_headlen(skb) < VLAN_ETH_HLEN)
+	if (!skb->dev || skb->dev->type != ARPHRD_ETHER ||
+	    skb_headlen(skb) < VLAN_ETH_HLEN)
 		return -1;
 	veth = (const struct vlan_ethhdr *)skb->data;
 	if (!eth_type_vlan(veth->h_vlan_proto))

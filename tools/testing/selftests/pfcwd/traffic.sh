@@ -67,6 +67,38 @@ test_vlan_pcp() {
 	pfcsim_del psim0
 }
 
+# Only an Ethernet frame carries a VLAN tag in its data.  On an IPIP
+# tunnel a packet starts with its IPv4 header, whose bytes 12-15 are the
+# source address: from 129.0.160.0/20 they read as TPID 0x8100 with PCP 5.
+# Such packets keep their skb->priority's band (0).
+test_pcp_not_ethernet() {
+	load_mod pfcwd
+	modprobe ipip 2>/dev/null
+	ip link del ptip0 2>/dev/null
+	ip link add ptip0 type ipip local 192.0.2.1 remote 192.0.2.2 ||
+		{ skip "no ipip tunnels in this kernel"; return; }
+	ip link set ptip0 up || fail "ptip0 up"
+	tc qdisc add dev ptip0 root handle 1: pfcwd || fail "add on ipip"
+	python3 - <<'EOF' || fail "send on ptip0"
+import socket, struct
+def csum(b):
+    s = sum(struct.unpack("!10H", b))
+    s = (s & 0xffff) + (s >> 16)
+    return (~((s & 0xffff) + (s >> 16))) & 0xffff
+src, dst = socket.inet_aton("129.0.160.7"), socket.inet_aton("10.9.9.9")
+payload = b"pfcwd" * 8
+h = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(payload), 1, 0, 64, 253, 0, src, dst)
+h = h[:10] + struct.pack("!H", csum(h)) + h[12:]
+assert h[12:14] == b"\x81\x00" and h[14] >> 5 == 5
+s = socket.socket(socket.AF_PACKET, socket.SOCK_DGRAM)
+for _ in range(9):
+    s.sendto(h + payload, ("ptip0", 0x0800))
+EOF
+	expect_eq "$(class_stats ptip0 1:1)" "9 0 0" "ipip: band 0 (skb->priority 0)"
+	expect_eq "$(class_stats ptip0 1:6)" "0 0 0" "ipip: band 5 (the source address is no PCP)"
+	ip link del ptip0
+}
+
 test_counts_veth() {
 	setup_veth
 	tc qdisc add dev pt0 root handle 1: pfcwd || fail "add"
@@ -172,6 +204,7 @@ test_backlog_reset() {
 TESTS=(
 	"test_counts_pfcsim	traffic: per-band and per-TX-queue counters on pfcsim"
 	"test_vlan_pcp	traffic: VLAN PCP classifies and steers tagged frames"
+	"test_pcp_not_ethernet	traffic: no VLAN tag read from the data of a non-Ethernet device"
 	"test_counts_veth	traffic: per-band counters on veth, every frame delivered"
 	"test_strict_priority	traffic: strict priority order, FIFO within a band"
 	"test_limit_drops	traffic: per-band limit honoured, drops counted exactly"
