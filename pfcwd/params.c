@@ -21,6 +21,7 @@ struct pfcwd_params pfcwd_params = {
 	.storm_window_ms = 60000,
 	.slow_threshold = 1000,
 	.slow_window_ms = 1000,
+	.max_userns_ports = 1024,
 };
 
 struct pfcwd_range {
@@ -83,6 +84,10 @@ static struct pfcwd_range pfcwd_range_slow_window = {
 	&pfcwd_params.slow_window_ms, 100, 3600000
 };
 
+static struct pfcwd_range pfcwd_range_userns_ports = {
+	&pfcwd_params.max_userns_ports, 0, 1000000
+};
+
 module_param_cb(detection_time_ms, &pfcwd_u32_ops, &pfcwd_range_detect, 0644);
 MODULE_PARM_DESC(detection_time_ms, "Default T0 for new ports, ms (1-60000)");
 module_param_cb(restoration_time_ms, &pfcwd_u32_ops, &pfcwd_range_restore, 0644);
@@ -100,6 +105,10 @@ module_param_cb(slow_threshold, &pfcwd_u32_ops, &pfcwd_range_slow, 0644);
 MODULE_PARM_DESC(slow_threshold, "Slow receiver: pause frames sent per second (0 = off)");
 module_param_cb(slow_window_ms, &pfcwd_u32_ops, &pfcwd_range_slow_window, 0644);
 MODULE_PARM_DESC(slow_window_ms, "Slow receiver: time above the threshold, ms (100-3600000)");
+module_param_cb(max_userns_ports, &pfcwd_u32_ops, &pfcwd_range_userns_ports,
+		0644);
+MODULE_PARM_DESC(max_userns_ports,
+		 "Ports on devices of network namespaces that user namespaces own, all together (0-1000000)");
 
 static int pfcwd_param_set_action(const char *buf,
 				  const struct kernel_param *kp)

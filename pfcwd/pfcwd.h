@@ -86,6 +86,7 @@ struct pfcwd_params {
 	u32 storm_window_ms;
 	u32 slow_threshold;
 	u32 slow_window_ms;
+	u32 max_userns_ports;
 };
 
 extern struct pfcwd_params pfcwd_params;
@@ -253,6 +254,7 @@ struct pfcwd_port {
 	u32 qdisc_users;		/* RTNL */
 	bool held;			/* RTNL: enabled over netlink */
 	bool sysfs;			/* RTNL: the sysfs group exists */
+	bool userns;			/* created in a user namespace's netns */
 	/*
 	 * Link events the netdevice notifier left for the poller (RTNL).
 	 * The notifier never takes port->lock: it can run inside a driver
@@ -346,6 +348,7 @@ struct pfcwd_port {
 extern struct mutex pfcwd_ports_lock;
 extern struct list_head pfcwd_ports;
 extern unsigned int pfcwd_nr_ports;
+extern unsigned int pfcwd_nr_userns_ports;
 extern unsigned int pfcwd_ports_gen;
 struct pfcwd_port *pfcwd_port_attach(struct net_device *dev,
 				     struct netlink_ext_ack *extack);

@@ -18,6 +18,10 @@
  *  - attach, detach, teardown and the netdevice notifier run in process
  *    context under RTNL; they take pfcwd_ports_lock to change the list and
  *    the hash.
+ *  - ports on devices of a netns that a user namespace owns (a tenant's
+ *    root creates them) are limited, all tenants together, by the module
+ *    parameter max_userns_ports (checked and counted under RTNL); a device
+ *    moved to another netns keeps the count it was created with.
  *  - pfcwd_port_get() may run in any context: an RCU lookup and a
  *    refcount_inc_not_zero().
  *  - port->dead is set under RTNL (and port->lock); whoever holds RTNL and
@@ -35,6 +39,7 @@
 #include <linux/rculist.h>
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
+#include <linux/user_namespace.h>
 #include <net/netlink.h>
 
 #include "pfcwd.h"
@@ -49,6 +54,8 @@
 DEFINE_MUTEX(pfcwd_ports_lock);
 LIST_HEAD(pfcwd_ports);
 unsigned int pfcwd_nr_ports;		/* under pfcwd_ports_lock; READ_ONCE */
+/* ...of which created in a netns a user namespace owns (tenants'). */
+unsigned int pfcwd_nr_userns_ports;
 unsigned int pfcwd_ports_gen;		/* under pfcwd_ports_lock */
 static u64 pfcwd_port_next_id;		/* under pfcwd_ports_lock */
 static struct hlist_head pfcwd_port_hash[1 << PFCWD_HASH_BITS];
@@ -248,6 +255,8 @@ static void pfcwd_port_teardown(struct pfcwd_port *port)
 	hlist_del_rcu(&port->hnode);
 	list_del_rcu(&port->node);
 	WRITE_ONCE(pfcwd_nr_ports, pfcwd_nr_ports - 1);
+	if (port->userns)
+		WRITE_ONCE(pfcwd_nr_userns_ports, pfcwd_nr_userns_ports - 1);
 	pfcwd_ports_gen++;
 	mutex_unlock(&pfcwd_ports_lock);
 
@@ -262,16 +271,32 @@ static void pfcwd_port_teardown(struct pfcwd_port *port)
 static struct pfcwd_port *pfcwd_port_add(struct net_device *dev,
 					 struct netlink_ext_ack *extack)
 {
+	bool userns = dev_net(dev)->user_ns != &init_user_ns;
 	struct pfcwd_port *port;
 	int err;
 
+	/*
+	 * Every port costs the poller (and stretches the quiet interval of
+	 * all once there are more than poll_budget allows): root in a user
+	 * namespace creates ports up to a limit shared by all tenants.
+	 * RTNL serialises the check with the additions.
+	 */
+	if (userns && READ_ONCE(pfcwd_nr_userns_ports) >=
+		      READ_ONCE(pfcwd_params.max_userns_ports)) {
+		NL_SET_ERR_MSG(extack,
+			       "pfcwd: ports in user namespaces are at their limit (module parameter max_userns_ports)");
+		return ERR_PTR(-ENOSPC);
+	}
 	port = pfcwd_port_create(dev);
 	if (!port) {
 		NL_SET_ERR_MSG(extack, "pfcwd: out of memory creating the port");
 		return ERR_PTR(-ENOMEM);
 	}
+	port->userns = userns;
 
 	mutex_lock(&pfcwd_ports_lock);
+	if (userns)
+		WRITE_ONCE(pfcwd_nr_userns_ports, pfcwd_nr_userns_ports + 1);
 	port->id = ++pfcwd_port_next_id;
 	hlist_add_head_rcu(&port->hnode, pfcwd_port_bucket(dev));
 	list_add_tail_rcu(&port->node, &pfcwd_ports);

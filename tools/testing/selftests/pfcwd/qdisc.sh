@@ -146,6 +146,54 @@ test_bad_tc() {
 	ip link del pq0
 }
 
+# Root in a user namespace creates ports up to max_userns_ports, one limit
+# for every tenant together; the host's ports do not count against it and
+# are never refused.  A tenant's ports go with its netns, and with them
+# their count.
+test_userns_limit() {
+	local par=/sys/module/pfcwd/parameters/max_userns_ports old out
+	load_mod pfcwd
+	modprobe dummy 2>/dev/null
+	old=$(cat $par) || fail "no parameter max_userns_ports"
+	echo 3 > $par || fail "cannot set max_userns_ports"
+	# A tenant: 4 ports asked for, 3 given; it holds them 3 s.
+	unshare --user --map-root-user --net sh -c '
+		for i in 0 1 2 3; do
+			ip link add uq$i type dummy && ip link set uq$i up || exit 2
+			tc qdisc add dev uq$i root pfcwd 2>&1 && echo "uq$i added"
+		done
+		sleep 3' > /tmp/userns.$$ 2>&1 &
+	for ((i = 0; i < 100; i++)); do
+		grep -q "uq3 added\|Error" /tmp/userns.$$ && break
+		sleep 0.05
+	done
+	out=$(cat /tmp/userns.$$)
+	log "$out"
+	expect_eq "$(grep -c 'added' <<< "$out")" 3 "ports a tenant got with max_userns_ports 3"
+	grep -q "Error: pfcwd: ports in user namespaces are at their limit (module parameter max_userns_ports)" <<< "$out" ||
+		fail "the 4th port was not refused with the limit's message"
+	# The host, meanwhile: not counted, not refused.
+	ip link add uqh type dummy && ip link set uqh up || fail "host dummy"
+	tc qdisc add dev uqh root pfcwd || fail "a host port refused while the tenants are at their limit"
+	wait
+	# The tenant's netns is gone (its devices go from a work item), and
+	# its ports with it: room again.
+	for ((i = 0; i < 100; i++)); do
+		grep -q "^uq[0-9] enabled" "$PFCWD_DBG" || break
+		sleep 0.05
+	done
+	grep -q "^uq[0-9] enabled" "$PFCWD_DBG" && fail "the tenant's ports outlived its netns"
+	out=$(unshare --user --map-root-user --net sh -c '
+		for i in 0 1 2; do
+			ip link add uq$i type dummy && ip link set uq$i up || exit 2
+			tc qdisc add dev uq$i root pfcwd 2>&1 && echo "uq$i added"
+		done' 2>&1)
+	expect_eq "$(grep -c 'added' <<< "$out")" 3 "ports after the first tenant went"
+	echo "$old" > $par
+	ip link del uqh
+	rm -f /tmp/userns.$$
+}
+
 TESTS=(
 	"test_dummy	qdisc: add/replace/change/delete on dummy"
 	"test_veth	qdisc: add/replace/change/delete on both ends of veth"
@@ -154,6 +202,7 @@ TESTS=(
 	"test_default_limit	qdisc: limit defaults to tx_queue_len, dumped and changed"
 	"test_bad_netlink	qdisc: bad options rejected by the kernel, nothing changed"
 	"test_bad_tc	qdisc: bad tc invocations rejected"
+	"test_userns_limit	qdisc: ports in user namespaces are limited, the host's are not"
 )
 
 tap_main "$@"
