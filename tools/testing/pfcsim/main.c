@@ -511,6 +511,14 @@ enum pfcsim_list {
 	PFCSIM_NUM_LISTS,
 };
 
+/* Their debugfs files. */
+static const char *const pfcsim_list_names[PFCSIM_NUM_LISTS] = {
+	[PFCSIM_RX_STORM]	= "rx_storm",
+	[PFCSIM_TX_STORM]	= "tx_storm",
+	[PFCSIM_RX_SLOW]	= "rx_slow",
+	[PFCSIM_TX_HANG]	= "tx_hang",
+};
+
 struct pfcsim_port {
 	struct list_head list;		/* pfcsim_lock */
 	struct net_device *dev;
@@ -553,11 +561,12 @@ struct pfcsim_port {
 	u64 storm_warnings, storm_errors;
 	bool dead;			/* works no longer re-armed */
 
-	/* debugfs private data of the knob and call counter files */
+	/* debugfs private data of the knob, call counter and list files */
 	struct pfcsim_port_file {
 		struct pfcsim_port *port;
 		unsigned int idx;
-	} knob_file[PFCSIM_NUM_KNOBS], calls_file[PFCSIM_NUM_CALLS];
+	} knob_file[PFCSIM_NUM_KNOBS], calls_file[PFCSIM_NUM_CALLS],
+	  list_file[PFCSIM_NUM_LISTS];
 
 	struct delayed_work publish_work;	/* stats_period_ms copies */
 	struct delayed_work bounce_work;	/* carrier back on */
@@ -1965,10 +1974,11 @@ static u8 *pfcsim_list_mask(struct pfcsim_port *port, enum pfcsim_list which)
 }
 
 static ssize_t pfcsim_list_read(struct file *file, char __user *ubuf,
-				size_t count, loff_t *ppos,
-				enum pfcsim_list which)
+				size_t count, loff_t *ppos)
 {
-	struct pfcsim_port *port = file->private_data;
+	struct pfcsim_port_file *pf = file->private_data;
+	struct pfcsim_port *port = pf->port;
+	enum pfcsim_list which = pf->idx;
 	char buf[PFCWD_PRIO_LIST_LEN + 1];
 	size_t len;
 	u8 mask;
@@ -1982,10 +1992,11 @@ static ssize_t pfcsim_list_read(struct file *file, char __user *ubuf,
 }
 
 static ssize_t pfcsim_list_write(struct file *file, const char __user *ubuf,
-				 size_t count, loff_t *ppos,
-				 enum pfcsim_list which)
+				 size_t count, loff_t *ppos)
 {
-	struct pfcsim_port *port = file->private_data;
+	struct pfcsim_port_file *pf = file->private_data;
+	struct pfcsim_port *port = pf->port;
+	enum pfcsim_list which = pf->idx;
 	char buf[PFCSIM_ARG_MAX];
 	ktime_t now;
 	u8 mask;
@@ -2025,70 +2036,15 @@ static ssize_t pfcsim_changed_read(struct file *file, char __user *ubuf,
 	struct pfcsim_port *port = file->private_data;
 	ktime_t t[PFCSIM_NUM_LISTS];
 	char buf[160];
-	int len;
+	int i, len = 0;
 
 	spin_lock_bh(&port->lock);
 	memcpy(t, port->changed, sizeof(t));
 	spin_unlock_bh(&port->lock);
-	len = scnprintf(buf, sizeof(buf),
-			"rx_storm %lld\ntx_storm %lld\nrx_slow %lld\ntx_hang %lld\n",
-			ktime_to_ns(t[PFCSIM_RX_STORM]),
-			ktime_to_ns(t[PFCSIM_TX_STORM]),
-			ktime_to_ns(t[PFCSIM_RX_SLOW]),
-			ktime_to_ns(t[PFCSIM_TX_HANG]));
+	for (i = 0; i < PFCSIM_NUM_LISTS; i++)
+		len += scnprintf(buf + len, sizeof(buf) - len, "%s %lld\n",
+				 pfcsim_list_names[i], ktime_to_ns(t[i]));
 	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
-}
-
-static ssize_t pfcsim_rx_storm_read(struct file *file, char __user *ubuf,
-				    size_t count, loff_t *ppos)
-{
-	return pfcsim_list_read(file, ubuf, count, ppos, PFCSIM_RX_STORM);
-}
-
-static ssize_t pfcsim_rx_storm_write(struct file *file,
-				     const char __user *ubuf, size_t count,
-				     loff_t *ppos)
-{
-	return pfcsim_list_write(file, ubuf, count, ppos, PFCSIM_RX_STORM);
-}
-
-static ssize_t pfcsim_tx_storm_read(struct file *file, char __user *ubuf,
-				    size_t count, loff_t *ppos)
-{
-	return pfcsim_list_read(file, ubuf, count, ppos, PFCSIM_TX_STORM);
-}
-
-static ssize_t pfcsim_tx_storm_write(struct file *file,
-				     const char __user *ubuf, size_t count,
-				     loff_t *ppos)
-{
-	return pfcsim_list_write(file, ubuf, count, ppos, PFCSIM_TX_STORM);
-}
-
-static ssize_t pfcsim_rx_slow_read(struct file *file, char __user *ubuf,
-				   size_t count, loff_t *ppos)
-{
-	return pfcsim_list_read(file, ubuf, count, ppos, PFCSIM_RX_SLOW);
-}
-
-static ssize_t pfcsim_rx_slow_write(struct file *file,
-				    const char __user *ubuf, size_t count,
-				    loff_t *ppos)
-{
-	return pfcsim_list_write(file, ubuf, count, ppos, PFCSIM_RX_SLOW);
-}
-
-static ssize_t pfcsim_tx_hang_read(struct file *file, char __user *ubuf,
-				   size_t count, loff_t *ppos)
-{
-	return pfcsim_list_read(file, ubuf, count, ppos, PFCSIM_TX_HANG);
-}
-
-static ssize_t pfcsim_tx_hang_write(struct file *file,
-				    const char __user *ubuf, size_t count,
-				    loff_t *ppos)
-{
-	return pfcsim_list_write(file, ubuf, count, ppos, PFCSIM_TX_HANG);
 }
 
 static ssize_t pfcsim_uint_read(char __user *ubuf, size_t count,
@@ -2610,10 +2566,7 @@ static const struct file_operations _name = {		\
 	.llseek	= default_llseek,			\
 }
 
-PFCSIM_FOPS(pfcsim_rx_storm_fops, pfcsim_rx_storm_read, pfcsim_rx_storm_write);
-PFCSIM_FOPS(pfcsim_tx_hang_fops, pfcsim_tx_hang_read, pfcsim_tx_hang_write);
-PFCSIM_FOPS(pfcsim_tx_storm_fops, pfcsim_tx_storm_read, pfcsim_tx_storm_write);
-PFCSIM_FOPS(pfcsim_rx_slow_fops, pfcsim_rx_slow_read, pfcsim_rx_slow_write);
+PFCSIM_FOPS(pfcsim_list_fops, pfcsim_list_read, pfcsim_list_write);
 PFCSIM_FOPS(pfcsim_pause_rate_fops, pfcsim_pause_rate_read,
 	    pfcsim_pause_rate_write);
 PFCSIM_FOPS(pfcsim_cwd_fops, pfcsim_cwd_read, pfcsim_cwd_write);
@@ -2640,10 +2593,13 @@ static int pfcsim_port_debugfs(struct pfcsim_port *port)
 	dir = debugfs_create_dir(port->dev->name, pfcsim_debugfs);
 	if (IS_ERR(dir))
 		return PTR_ERR(dir);
-	debugfs_create_file("rx_storm", 0600, dir, port, &pfcsim_rx_storm_fops);
-	debugfs_create_file("tx_hang", 0600, dir, port, &pfcsim_tx_hang_fops);
-	debugfs_create_file("tx_storm", 0600, dir, port, &pfcsim_tx_storm_fops);
-	debugfs_create_file("rx_slow", 0600, dir, port, &pfcsim_rx_slow_fops);
+	for (i = 0; i < PFCSIM_NUM_LISTS; i++) {
+		pf = &port->list_file[i];
+		pf->port = port;
+		pf->idx = i;
+		debugfs_create_file(pfcsim_list_names[i], 0600, dir, pf,
+				    &pfcsim_list_fops);
+	}
 	debugfs_create_file("pause_rate", 0600, dir, port,
 			    &pfcsim_pause_rate_fops);
 	debugfs_create_file("count_when_disabled", 0600, dir, port,

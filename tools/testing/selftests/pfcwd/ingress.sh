@@ -29,14 +29,6 @@ set_knob() {
 	echo "$3" > "/sys/class/net/$1/pfcwd/$2" || fail "cannot set $2=$3 on $1"
 }
 
-# One field of DEV $1's port line in pfcwd's debugfs (empty: not a port).
-portstat() {
-	awk -v d="$1" -v k="$2" '
-		$1 == d && $2 == "enabled" {
-			for (i = 2; i < NF; i += 2) if ($i == k) print $(i + 1)
-		}' $PFCWD_DBG
-}
-
 # Ingress hooks pfcwd has registered now, all ports together.
 hooks() {
 	awk '$1 == "hooks" { print $2 }' $INGRESS_DBG

@@ -245,6 +245,15 @@ pstat() {
 		}' $PFCWD_DBG
 }
 
+# One field of DEV $1's port line in pfcwd's debugfs: field $2 (empty: not
+# a port).
+portstat() {
+	awk -v d="$1" -v k="$2" '
+		$1 == d && $2 == "enabled" {
+			for (i = 2; i < NF; i += 2) if ($i == k) print $(i + 1)
+		}' $PFCWD_DBG
+}
+
 # Waits up to $5 seconds for pstat $3 of DEV $1 prio $2 to equal $4.
 wait_stat() {
 	local i n=$(($5 * 100))
@@ -272,4 +281,16 @@ wait_dev() {
 pfc_on() {
 	dcb pfc show dev "$1" prio-pfc | grep -o '[0-7]:on' | cut -d: -f1 | tr '\n' ' ' |
 		sed 's/ $//'
+}
+
+# --- pktgen ----------------------------------------------------------------
+
+PG=/proc/net/pktgen
+
+# Writes command $2 to pktgen file $1; fails the case unless pktgen took it.
+pgset() {
+	echo "$2" > "$1" || fail "pktgen: cannot write '$2' to $1"
+	if [ "$1" != $PG/pgctrl ] && ! grep -q '^Result: OK' "$1"; then
+		fail "pktgen: '$2': $(grep '^Result' "$1")"
+	fi
 }

@@ -24,14 +24,6 @@ set_knob() {
 	echo "$3" > "/sys/class/net/$1/pfcwd/$2" || fail "cannot set $2=$3 on $1"
 }
 
-# One value of pfcwd's debugfs port line for DEV $1: field $2.
-portstat() {
-	awk -v d="$1" -v k="$2" '
-		$1 == d && $2 == "enabled" {
-			for (i = 2; i < NF; i += 2) if ($i == k) print $(i + 1)
-		}' $PFCWD_DBG
-}
-
 # A pfcsim port $1 with profile $2, up, with a pfcwd qdisc (T0/T1 200 ms).
 profiled_port() {
 	pfcsim_new "$1"

@@ -18,7 +18,6 @@
 
 STORMS=$SELFTEST_DIR/profile_storms.py
 RES=$PFCWD_RESULTS/stall-$(uname -r)
-PG=/proc/net/pktgen
 RINGS=tx_ring=64,link_mbps=100
 
 sim() {
@@ -26,21 +25,6 @@ sim() {
 }
 
 simget() { cat "$PFCSIM_DFS/$1/$2"; }
-
-# One value of pfcwd's debugfs port line for DEV $1: field $2.
-portstat() {
-	awk -v d="$1" -v k="$2" '
-		$1 == d && $2 == "enabled" {
-			for (i = 2; i < NF; i += 2) if ($i == k) print $(i + 1)
-		}' $PFCWD_DBG
-}
-
-pgset() {
-	echo "$2" > "$1" || fail "pktgen: cannot write '$2' to $1"
-	if [ "$1" != $PG/pgctrl ] && ! grep -q '^Result: OK' "$1"; then
-		fail "pktgen: '$2': $(grep '^Result' "$1")"
-	fi
-}
 
 # pktgen sends priority 3 on each DEV "$@" (tagged, PCP 3), every 1000 ns.
 pg_flow3() {

@@ -21,7 +21,6 @@
 # tc with the plugin, which parses pfcwd's options.
 tc() { TC_LIB_DIR=$PFCWD_TOP/build/tools command tc "$@"; }
 
-PG=/proc/net/pktgen
 DEV=tq0
 DFS=$PFCSIM_DFS/$DEV
 LINK_MBPS=100
@@ -29,13 +28,6 @@ PKT=1000
 # Frames per second the link carries: 8 bits per byte, 24 bytes of
 # preamble, inter-frame gap and FCS on top of each frame.
 LINK_FPS=$((LINK_MBPS * 1000000 / ((PKT + 24) * 8)))
-
-pgset() {
-	echo "$2" > "$1" || fail "pktgen: cannot write '$2' to $1"
-	if [ "$1" != $PG/pgctrl ] && ! grep -q '^Result: OK' "$1"; then
-		fail "pktgen: '$2': $(grep '^Result' "$1")"
-	fi
-}
 
 # A pfcsim port with rings of 64 descriptors on a 100 Mb/s link, PFC on for
 # 3 and 5; "$@" first (e.g. a channel count) before the qdisc is added.
