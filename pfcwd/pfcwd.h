@@ -304,7 +304,7 @@ struct pfcwd_port {
 	u64 change_after;		/* the read before that one, ns */
 	struct pfcwd_pub pub;		/* published: the phase reads found */
 	u64 last_forced;		/* last forced refresh, ns */
-	u64 forced_mid, forced_err;	/* its statistics call: middle, half */
+	u64 forced_end, forced_span;	/* its statistics call: end, length */
 	u64 reads;			/* ieee_getpfc calls */
 	u64 forced;			/* forced refreshes (get_ethtool_stats) */
 	u64 read_errors;		/* failed ieee_getpfc calls */

@@ -188,8 +188,8 @@ static bool pfcwd_source_force(struct pfcwd_port *port, u64 now)
 	t = ktime_get_ns();
 	ops->get_ethtool_stats(port->dev, st, st->data);
 	/* The driver read each counter somewhere within the call. */
-	port->forced_err = (ktime_get_ns() - t) / 2;
-	port->forced_mid = t + port->forced_err;
+	port->forced_end = ktime_get_ns();
+	port->forced_span = port->forced_end - t;
 	WRITE_ONCE(port->forced, port->forced + 1);
 	port->last_forced = now;
 	return true;
@@ -289,8 +289,8 @@ static void pfcwd_source_durations(struct pfcwd_port *port,
 	 * later (and up to the whole call earlier), so a pause's start
 	 * (dur_at - its time) is never early.
 	 */
-	c->dur_at = port->forced_mid + port->forced_err;
-	c->dur_err = 2 * port->forced_err;
+	c->dur_at = port->forced_end;
+	c->dur_err = port->forced_span;
 }
 
 /*
