@@ -6,6 +6,9 @@
  *   genl.c          generic netlink on libmnl: family, requests, errors
  *   port.c          replies parsed into struct port_info; names and keys
  *   show.c          show, stats
+ *   check.c         stats --check-storm
+ *   metrics.c       metrics (Prometheus text format)
+ *   exporter.c      exporter (the metrics over HTTP)
  *   set.c           set, stats clear, restore
  *   monitor.c       monitor
  *   headroom_cmd.c  headroom (the computation: headroom.c)
@@ -165,6 +168,15 @@ void json_port_members(const struct port_info *pi, unsigned int kind);
 void json_prio_members(const struct prio_info *pr, unsigned int kind);
 const char *port_attr_name(uint16_t type);
 
+/* ---- show.c ---- */
+struct port_list {
+	struct port_info *v;
+	size_t n, cap;
+};
+
+int get_ports(struct genl *g, unsigned int ifindex, const char *dev,
+	      struct port_list *l);
+
 /* ---- table.c ---- */
 struct table;
 struct table *table_new(unsigned int cols, const char *const *heads,
@@ -181,6 +193,12 @@ int cmd_restore(int argc, char **argv);
 int cmd_stats_clear(int argc, char **argv);
 int cmd_monitor(int argc, char **argv);
 int cmd_headroom(int argc, char **argv);
+int cmd_check_storm(int argc, char **argv);
+int cmd_metrics(int argc, char **argv);
+int cmd_exporter(int argc, char **argv);
+
+/* ---- metrics.c ---- */
+int metrics_write(FILE *f);
 
 void usage_show(FILE *f);
 void usage_stats(FILE *f);
@@ -188,5 +206,8 @@ void usage_set(FILE *f);
 void usage_restore(FILE *f);
 void usage_monitor(FILE *f);
 void usage_headroom(FILE *f);
+void usage_check_storm(FILE *f);
+void usage_metrics(FILE *f);
+void usage_exporter(FILE *f);
 
 #endif /* _PFCWD_TOOLS_CLI_H */

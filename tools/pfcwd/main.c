@@ -27,6 +27,7 @@ static void usage(FILE *f)
 		"       pfcwd show [ dev DEV ]\n"
 		"       pfcwd stats [ dev DEV ]\n"
 		"       pfcwd stats clear [ dev DEV ]\n"
+		"       pfcwd stats --check-storm [ dev DEV ] [ -v | --verbose ]\n"
 		"       pfcwd set dev DEV [ on | off ] [ detect MS ] [ restore MS ]\n"
 		"                         [ action { drop | forward | alert } ]\n"
 		"                         [ prio LIST ] [ limit N ]\n"
@@ -36,6 +37,8 @@ static void usage(FILE *f)
 		"       pfcwd headroom speed SPEED cable LENGTH [ mtu BYTES ]\n"
 		"                      [ lossless-mtu BYTES ] [ cell BYTES ]\n"
 		"                      [ intf-delay BT ] [ resp-delay BT ]\n"
+		"       pfcwd metrics\n"
+		"       pfcwd exporter [ listen ADDR:PORT ]\n"
 		"LIST := PRIO[,PRIO...] | none    PRIO := 0-7 | A-B\n"
 		"SPEED := { 10G | 25G | 40G | 100G | 400G }\n"
 		"OPTIONS := { -j[son] | -p[retty] | -n[etns] NAME | -V[ersion] | -h[elp] }\n"
@@ -78,6 +81,8 @@ int main(int argc, char **argv)
 		{ "restore", cmd_restore },
 		{ "monitor", cmd_monitor },
 		{ "headroom", cmd_headroom },
+		{ "metrics", cmd_metrics },
+		{ "exporter", cmd_exporter },
 	};
 	const char *opt;
 	size_t i;

@@ -17,11 +17,6 @@
 
 #define DUMP_TRIES	3
 
-struct port_list {
-	struct port_info *v;
-	size_t n, cap;
-};
-
 static int port_list_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct port_list *l = data;
@@ -43,9 +38,12 @@ static int port_list_cb(const struct nlmsghdr *nlh, void *data)
 	return 0;
 }
 
-/* The port @ifindex, or every port of our netns when @ifindex is 0. */
-static int get_ports(struct genl *g, unsigned int ifindex, const char *dev,
-		     struct port_list *l)
+/*
+ * The port @ifindex, or every port of our netns when @ifindex is 0, into
+ * @l (which the caller frees).  Errors are printed.
+ */
+int get_ports(struct genl *g, unsigned int ifindex, const char *dev,
+	      struct port_list *l)
 {
 	char buf[GENL_BUF_SIZE], what[64];
 	struct nlmsghdr *req;
@@ -418,7 +416,8 @@ void usage_show(FILE *f)
 void usage_stats(FILE *f)
 {
 	fprintf(f, "Usage: pfcwd stats [ dev DEV ]\n"
-		   "       pfcwd stats clear [ dev DEV ]\n");
+		   "       pfcwd stats clear [ dev DEV ]\n"
+		   "       pfcwd stats --check-storm [ dev DEV ] [ -v | --verbose ]\n");
 }
 
 int cmd_show(int argc, char **argv)
@@ -428,6 +427,11 @@ int cmd_show(int argc, char **argv)
 
 int cmd_stats(int argc, char **argv)
 {
+	int i;
+
+	for (i = 0; i < argc; i++)
+		if (!strcmp(argv[i], "--check-storm"))
+			return cmd_check_storm(argc, argv);
 	if (argc > 0 && matches(argv[0], "clear"))
 		return cmd_stats_clear(argc - 1, argv + 1);
 	return show_or_stats(argc, argv, "stats", AK_STATS);
