@@ -60,7 +60,10 @@
  *    reschedules the root qdisc, never takes its lock.  Under RTNL in
  *    process context, pfcwd_sched_drop_queued() (the watchdog starting a
  *    drop) and the statistics sums take that same lock, with BH disabled,
- *    one band queue at a time.
+ *    one band queue at a time; a drop's flush frees at most
+ *    PFCWD_FLUSH_BUDGET packets per lock hold (drop_queued drops the
+ *    lock and may reschedule in between, dequeue leaves the rest to a
+ *    later NET_TX softirq, scheduled under rcu_read_lock()).
  *  - init, change, destroy, dump, dump_stats and the class operations run
  *    under RTNL in process context.  change takes the root lock
  *    (sch_tree_lock) before it touches anything the datapath reads.  The
@@ -69,6 +72,7 @@
  *    The class dumps read the counters the datapath writes under the
  *    root lock (bytes and packets through u64_stats too).
  */
+#include <linux/hashtable.h>
 #include <linux/if_arp.h>
 #include <linux/if_vlan.h>
 #include <linux/kernel.h>
@@ -203,29 +207,52 @@ static int pfcwd_sched_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 }
 
 /*
- * Drops everything queued in band @prio, for the watchdog.  Root lock
- * held; may run in the datapath (dequeue), hence kfree_skb().
+ * Drops what band @prio holds, for the watchdog, at most
+ * PFCWD_FLUSH_BUDGET packets; true when the band is empty.  A band may
+ * hold up to PFCWD_LIMIT_MAX packets: freed in one go they would keep a
+ * softirq (or, in pfcwd_sched_drop_queued(), a CPU with BH disabled) busy
+ * for a long time; the callers go on later instead, and count the break.
+ * Root lock held; may run in the datapath (dequeue), hence kfree_skb().
  */
-static void pfcwd_sched_flush(struct Qdisc *sch, struct pfcwd_sched *q,
+static bool pfcwd_sched_flush(struct Qdisc *sch, struct pfcwd_sched *q,
 			      unsigned int prio)
 {
 	struct pfcwd_band *b = &q->bands[prio];
 	unsigned int pkts = 0, bytes = 0;
 	struct sk_buff *skb;
+	bool empty;
 
-	while ((skb = __qdisc_dequeue_head(&b->q))) {
+	while (pkts < PFCWD_FLUSH_BUDGET &&
+	       (skb = __qdisc_dequeue_head(&b->q))) {
 		pkts++;
 		bytes += qdisc_pkt_len(skb);
 		qdisc_qstats_backlog_dec(sch, skb);
 		qdisc_qstats_drop(sch);
 		sch->q.qlen--;
+		b->qstats.backlog -= qdisc_pkt_len(skb);
 		kfree_skb(skb);
 	}
-	b->qstats.backlog = 0;
+	empty = !b->q.qlen;
 	b->qstats.drops += pkts;
-	q->backlogged &= ~BIT(prio);
+	if (empty)
+		q->backlogged &= ~BIT(prio);
+	else
+		atomic64_inc(&q->port->prio[prio].flush_breaks);
 	atomic64_add(pkts, &q->port->prio[prio].tx_dropped);
 	qdisc_tree_reduce_backlog(sch, pkts, bytes);
+	return empty;
+}
+
+/*
+ * The rest of a flush that stopped at its budget, in a later NET_TX
+ * softirq: the qdisc's root is scheduled (dequeue may have nothing else
+ * to return, and the core would not call it again by itself).
+ */
+static void pfcwd_sched_flush_later(struct Qdisc *sch)
+{
+	rcu_read_lock();
+	__netif_schedule(qdisc_root(sch));
+	rcu_read_unlock();
 }
 
 /*
@@ -275,8 +302,8 @@ static struct pfcwd_band *pfcwd_sched_next(struct Qdisc *sch, bool flush,
 
 		todo &= ~BIT(prio);
 		if (unlikely(act == PFCWD_DP_DROP)) {
-			if (flush)
-				pfcwd_sched_flush(sch, q, prio);
+			if (flush && !pfcwd_sched_flush(sch, q, prio))
+				pfcwd_sched_flush_later(sch);
 			continue;
 		}
 		if (unlikely(pfcwd_sched_sw_paused(q, prio, act, &now, &wake)))
@@ -537,6 +564,45 @@ static void pfcwd_sched_init_bands(struct Qdisc *sch, enum pfcwd_sched_role role
 }
 
 /*
+ * The qdisc whose class @sch is being grafted on, if it is on @dev's list
+ * of qdiscs (the core's own lookup is not exported).  RTNL held.
+ */
+static struct Qdisc *pfcwd_sched_parent(struct net_device *dev,
+					struct Qdisc *sch)
+{
+	u32 maj = TC_H_MAJ(sch->parent);
+	struct Qdisc *root = rtnl_dereference(dev->qdisc), *q;
+
+	if (sch->parent == TC_H_ROOT || sch->parent == TC_H_UNSPEC)
+		return NULL;
+	if (root && root->handle == maj)
+		return root;
+	hash_for_each_possible(dev->qdisc_hash, q, hash, maj)
+		if (q->handle == maj)
+			return q;
+	return NULL;
+}
+
+/*
+ * pfcwd is not work-conserving: it passes over paused priorities, so its
+ * peek can find nothing while it holds packets.  QFQ takes that for a bug
+ * of its child (6.1 warns with a stack trace, WARN_ONCE); the parents that
+ * only log it (DRR, ETS, HFSC, HTB) are fine.
+ */
+static int pfcwd_sched_check_parent(struct net_device *dev, struct Qdisc *sch,
+				    struct netlink_ext_ack *extack)
+{
+	struct Qdisc *parent = pfcwd_sched_parent(dev, sch);
+
+	if (parent && !strcmp(parent->ops->id, "qfq")) {
+		NL_SET_ERR_MSG(extack,
+			       "pfcwd passes over paused priorities (not work-conserving); QFQ requires work-conserving children");
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+/*
  * "tc qdisc add ... pfcwd": the root of a multiqueue device grafts a band
  * queue on every TX queue (sch_pfcwd_mq.c); anywhere else the qdisc is
  * its own single band queue.
@@ -554,6 +620,9 @@ static int pfcwd_sched_init(struct Qdisc *sch, struct nlattr *opt,
 	pfcwd_sched_init_bands(sch, sch->parent == TC_H_ROOT &&
 			       netif_is_multiqueue(dev) ?
 			       PFCWD_SCHED_ROOT : PFCWD_SCHED_SINGLE);
+	err = pfcwd_sched_check_parent(dev, sch, extack);
+	if (err)
+		return err;
 	err = pfcwd_sched_parse(opt, &o, extack);
 	if (err)
 		return err;
@@ -776,8 +845,16 @@ void pfcwd_sched_drop_queued(struct net_device *dev)
 			unsigned int prio = __fls(todo);
 
 			todo &= ~BIT(prio);
-			if (pfcwd_sched_action(q, prio) == PFCWD_DP_DROP)
-				pfcwd_sched_flush(sch, q, prio);
+			/*
+			 * A budget at a time, letting BH and other tasks
+			 * in between; RTNL keeps the qdisc.
+			 */
+			while (pfcwd_sched_action(q, prio) == PFCWD_DP_DROP &&
+			       !pfcwd_sched_flush(sch, q, prio)) {
+				spin_unlock_bh(qdisc_lock(sch));
+				cond_resched();
+				spin_lock_bh(qdisc_lock(sch));
+			}
 		}
 		spin_unlock_bh(qdisc_lock(sch));
 	}

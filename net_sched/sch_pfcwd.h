@@ -34,6 +34,12 @@ enum pfcwd_sched_role {
 	PFCWD_SCHED_ROOT,
 };
 
+/*
+ * Packets a flush of a band drops before it lets other work run: about
+ * what a NAPI poll handles, some tens of microseconds of kfree_skb().
+ */
+#define PFCWD_FLUSH_BUDGET	256
+
 struct pfcwd_sched {
 	struct pfcwd_port *port;	/* the watchdog of this device */
 	enum pfcwd_sched_role role;

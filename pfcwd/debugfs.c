@@ -13,8 +13,11 @@
  *   DEV prio P watched W state S latch R detected N restored N tx_storms N
  *       slow N rx_pause N tx_pause N last_paused_us N last_storm_us N
  *       detected_at_ns N restored_at_ns N tx_dropped N rx_dropped N
- *       tx_forwarded N stalls_refuted N
- * (the last two: CLOCK_MONOTONIC times of the last detection/restoration)
+ *       tx_forwarded N stalls_refuted N flush_breaks N
+ * (detected_at_ns, restored_at_ns: CLOCK_MONOTONIC times of the last
+ * detection/restoration; flush_breaks: flushes of the priority's queued
+ * packets that stopped at their budget to let other work run,
+ * net_sched/sch_pfcwd.c)
  * and, for a port with software PFC, its "DEV swpfc" and "DEV swprio P"
  * lines (swpfc.c).
  *
@@ -78,7 +81,7 @@ static void pfcwd_debugfs_port(struct seq_file *m, struct pfcwd_port *port)
 		const struct pfcwd_storm *sm = &port->prio[p].sm;
 		const struct pfcwd_storm_stats *st = &sm->stats;
 
-		seq_printf(m, "%s prio %d watched %d state %s latch %s detected %llu restored %llu tx_storms %llu slow %llu rx_pause %llu tx_pause %llu last_paused_us %llu last_storm_us %llu detected_at_ns %llu restored_at_ns %llu tx_dropped %lld rx_dropped %lld tx_forwarded %lld stalls_refuted %llu\n",
+		seq_printf(m, "%s prio %d watched %d state %s latch %s detected %llu restored %llu tx_storms %llu slow %llu rx_pause %llu tx_pause %llu last_paused_us %llu last_storm_us %llu detected_at_ns %llu restored_at_ns %llu tx_dropped %lld rx_dropped %lld tx_forwarded %lld stalls_refuted %llu flush_breaks %lld\n",
 			   port->name, p, !!(port->cfg.prios & BIT(p)),
 			   pfcwd_state_name(sm->state),
 			   pfcwd_latch_name(sm->latch), st->detected,
@@ -90,7 +93,8 @@ static void pfcwd_debugfs_port(struct seq_file *m, struct pfcwd_port *port)
 			   atomic64_read(&port->prio[p].tx_dropped),
 			   atomic64_read(&port->prio[p].rx_dropped),
 			   atomic64_read(&port->prio[p].tx_forwarded),
-			   st->stalls_refuted);
+			   st->stalls_refuted,
+			   atomic64_read(&port->prio[p].flush_breaks));
 	}
 }
 

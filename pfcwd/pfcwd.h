@@ -148,6 +148,8 @@ struct pfcwd_prio {
 	atomic64_t tx_dropped;
 	atomic64_t rx_dropped;
 	atomic64_t tx_forwarded;
+	/* flushes of queued packets that stopped at their budget */
+	atomic64_t flush_breaks;
 	u64 tx_dropped_base, rx_dropped_base, tx_forwarded_base;
 	u64 last_tx_dropped, last_rx_dropped, last_tx_forwarded;
 };

@@ -273,17 +273,26 @@ classful_parent() {
 }
 
 # The qdisc as the child of a classful qdisc that peeks at its children
-# and keeps a list of the active ones (DRR, QFQ, HFSC, HTB, ETS): a drop
+# and keeps a list of the active ones (DRR, HFSC, HTB, ETS): a drop
 # storm empties a band inside the parent's dequeue (the parent learns of
 # it through qlen_notify), and a band paused by PFC is passed over by
 # peek.  Nothing may splat, every frame is on the wire or counted dropped,
 # and the parent's class counts what the qdisc sent.  (Under a root that
 # is not per TX queue a paused priority can hold back the others until
-# T0, the core's requeue of issue 10; not checked here.)
+# T0, the core's requeue of issue 10; not checked here.)  QFQ refuses a
+# child that is not work-conserving (6.1: WARN_ONCE), so pfcwd refuses QFQ.
 test_child_of_classful() {
-	local parent gap=$((3 * 1000000000 / LINK_FPS)) sent wire errs d p1 q
+	local parent gap=$((3 * 1000000000 / LINK_FPS)) sent wire errs d p1 q err
 
-	for parent in drr qfq hfsc htb ets; do
+	setup
+	classful_parent qfq || fail "qfq: root and class 1:1"
+	err=$(tc qdisc add dev $DEV parent 1:1 handle 10: pfcwd 2>&1) &&
+		fail "pfcwd accepted as the child of QFQ"
+	[[ $err == *"QFQ requires work-conserving children"* ]] ||
+		fail "qfq: refused without the message: $err"
+	tc qdisc del dev $DEV root || fail "qfq: delete"
+	pfcsim_del $DEV
+	for parent in drr hfsc htb ets; do
 		setup
 		classful_parent $parent || fail "$parent: root and class 1:1"
 		tc qdisc add dev $DEV parent 1:1 handle 10: pfcwd detect 300 \
@@ -325,6 +334,58 @@ test_child_of_classful() {
 	done
 }
 
+# A drop storm finds thousands of packets queued behind a paused
+# priority: the flush frees PFCWD_FLUSH_BUDGET (256) at a time, and lets
+# other work run in between (before, all of them in one go, up to
+# 1048576 per band, in a softirq or with BH disabled).  As the root, the
+# watchdog's flush (process context, drop_queued) does it; as the child of
+# HTB, dequeue does it, a NET_TX softirq per budget.  Either way: all of
+# them dropped and counted, ceil(N / 256) - 1 breaks, nothing left.
+test_flush_budget() {
+	local where n breaks i
+
+	for where in root child; do
+		setup
+		if [ $where = root ]; then
+			tc qdisc add dev $DEV root handle 10: pfcwd detect 3000 \
+				restore 200 action drop lossless 3 limit 100000 ||
+				fail "add"
+		else
+			classful_parent htb || fail "htb"
+			tc qdisc add dev $DEV parent 1:1 handle 10: pfcwd \
+				detect 3000 restore 200 action drop lossless 3 \
+				limit 100000 || fail "add under htb"
+		fi
+		pg_flow 3 0
+		pgset $PG/$DEV@3 "count 3000"
+		echo 3 > $DFS/rx_storm
+		# pktgen's run ends when its last frame is freed: by the flush.
+		pg_start
+		for ((i = 0; i < 250; i++)); do
+			[ "$(pg_sent 3)" = 3000 ] && break
+			sleep 0.01
+		done
+		expect_eq "$(pg_sent 3)/$(pg_errors 3)" 3000/0 "$where: pktgen taken/refused"
+		sleep 0.1
+		n=$(class_stats $DEV 10:4 | cut -d' ' -f3)
+		[ "$(pstat $DEV 3 state)" = operational ] ||
+			fail "$where: detected before pktgen was done; T0 too short here"
+		log "$where: $n packets of priority 3 queued behind the pause"
+		[ "$n" -gt 1024 ] || fail "$where: only $n packets queued"
+		wait_stat $DEV 3 state stormed 5
+		wait_stat $DEV 3 tx_dropped "$n" 3
+		breaks=$(pstat $DEV 3 flush_breaks)
+		expect_eq "$breaks" $(((n + 255) / 256 - 1)) "$where: flush breaks for $n packets"
+		expect_eq "$(class_stats $DEV 10:4 | cut -d' ' -f2-)" "$n 0" \
+			"$where: class 10:4 dropped, backlog"
+		pg_stop
+		echo > $DFS/rx_storm
+		wait_stat $DEV 3 state operational 3
+		pg_clear
+		pfcsim_del $DEV
+	done
+}
+
 # The module goes while leaves hold traffic of a drop storm.
 test_unload_mid_storm() {
 	local pfc
@@ -357,7 +418,8 @@ TESTS=(
 	"test_drop_loses_nothing_else	txq: 3 paused (drop): nothing of 5 lost"
 	"test_layout	txq: one hidden leaf per TX queue, sums at the root and classes"
 	"test_unload_mid_storm	txq: qdisc deleted and module unloaded mid drop storm"
-	"test_child_of_classful	txq: a drop storm under DRR, QFQ, HFSC, HTB and ETS"
+	"test_child_of_classful	txq: a drop storm under DRR, HFSC, HTB and ETS; QFQ refused"
+	"test_flush_budget	txq: thousands of queued packets flushed 256 at a time"
 )
 
 tap_main "$@"
