@@ -8,6 +8,9 @@
 #   make demo            a storm story on a simulated port, in a VM
 #   make lint            W=1, sparse (C=2), checkpatch --strict
 #   make bench           benchmarks in a VM
+#   make debug-kernel    the KASAN/kmemleak/lockdep kernel (cached; ~1 h once)
+#   make KVER=debug      the modules for it
+#   make check-debug     the selftests on it, then a kmemleak scan
 #
 # Kernel modules are built in a shadow tree per kernel, build/<KVER>/, so the
 # two kernels' objects never mix; their .ko files are also installed into
@@ -19,12 +22,17 @@ TOP := $(CURDIR)
 BUILD := $(TOP)/build
 OUT ?= $(BUILD)/$(KVER)
 
-ifneq ($(filter-out 6.1 6.12,$(KVER)),)
-$(error KVER must be 6.1 or 6.12)
+ifneq ($(filter-out 6.1 6.12 debug,$(KVER)),)
+$(error KVER must be 6.1, 6.12 or debug)
 endif
 
 REL = $(shell cat $(BUILD)/kernels/$(KVER).release 2>/dev/null)
+ifeq ($(KVER),debug)
+# The debug kernel's own build tree (scripts/debug-kernel).
+KDIR = $(BUILD)/kernels/$(REL)/lib/modules/$(REL)/build
+else
 KDIR = /lib/modules/$(REL)/build
+endif
 
 KSRC := Kbuild include pfcwd net_sched tools/testing/pfcsim
 KSRC_FILES := $(shell find $(KSRC) -type f 2>/dev/null)
@@ -34,15 +42,19 @@ SELFTEST_DIR := tools/testing/selftests/pfcwd
 SELFTEST_BINS := $(BUILD)/tools/pfcwd-pkt
 UNIT_DIR := tools/testing/unit
 
-.PHONY: all modules tools deps install-vm unit check demo lint bench clean
+.PHONY: all modules tools deps install-vm unit check demo lint bench clean \
+	debug-kernel check-debug
 
 all: modules tools install-vm
 
 deps:
 	@scripts/deps.sh
 
-$(BUILD)/kernels/$(KVER).release:
+$(BUILD)/kernels/6.1.release $(BUILD)/kernels/6.12.release:
 	@scripts/deps.sh
+
+$(BUILD)/kernels/debug.release:
+	@scripts/debug-kernel
 
 modules: $(BUILD)/kernels/$(KVER).release
 	@mkdir -p $(OUT)/src
@@ -94,6 +106,12 @@ unit: deps
 check:
 	@scripts/check
 
+debug-kernel:
+	@scripts/debug-kernel
+
+check-debug:
+	@scripts/check-debug
+
 demo:
 	@scripts/demo
 
@@ -104,4 +122,4 @@ bench:
 	@scripts/bench
 
 clean:
-	rm -rf $(BUILD)/6.1 $(BUILD)/6.12 $(BUILD)/unit $(BUILD)/results
+	rm -rf $(BUILD)/6.1 $(BUILD)/6.12 $(BUILD)/debug $(BUILD)/unit $(BUILD)/results

@@ -50,8 +50,41 @@ time.sleep(86400)' &
 tskey=$!
 sleep 0.5
 
+# On a kernel with kmemleak (the debug kernel of make check-debug): forget
+# what boot left behind, and scan once the suite is done, as one more result.
+kml=/sys/kernel/debug/kmemleak
+leakscan=0
+if [ -w $kml ] && echo clear > $kml 2>/dev/null; then
+	leakscan=1
+fi
+
+# The kmemleak result, in the form of one more script's: both modules
+# unloaded (what they leaked is then nobody's), objects older than
+# kmemleak's minimum age (5 s), two scans.
+kmemleak_result() {
+	local n=$1 leaks
+
+	echo "# selftest: kmemleak"
+	modprobe -r pfcsim 2>/dev/null
+	modprobe -r pfcwd 2>/dev/null
+	sleep 6
+	echo scan > $kml
+	echo scan > $kml
+	leaks=$(grep -c '^unreferenced object' $kml)
+	if [ "$leaks" = 0 ]; then
+		echo "  ok 1 kmemleak: nothing leaked by the suite"
+		echo "ok $n selftests: kmemleak"
+		return 0
+	fi
+	echo "  # $leaks unreferenced objects:"
+	head -n 120 $kml | sed 's/^/  #   /'
+	echo "  not ok 1 kmemleak: nothing leaked by the suite"
+	echo "not ok $n selftests: kmemleak"
+	return 1
+}
+
 echo "TAP version 13"
-echo "1..${#scripts[@]}"
+echo "1..$((${#scripts[@]} + leakscan))"
 n=0 rc=0
 for s in "${scripts[@]}"; do
 	n=$((n + 1))
@@ -74,4 +107,7 @@ done
 kill "$tskey" 2>/dev/null
 nft delete table netdev pfcwd_selftest_key 2>/dev/null
 ip link del pfcwdkey0 2>/dev/null
+if [ $leakscan = 1 ]; then
+	kmemleak_result $((n + 1)) || rc=1
+fi
 exit $rc
