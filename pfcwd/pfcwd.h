@@ -330,6 +330,7 @@ struct pfcwd_port {
 	u64 txq_stopped[TC_MAX_QUEUE];	/* ...first seen stopped since; 0 */
 	unsigned long txq_stamp[TC_MAX_QUEUE];	/* ...its last frame's jiffy */
 	u64 txq_sent[TC_MAX_QUEUE];	/* ...first seen at (ns): sent by then */
+	u16 txq_open;			/* bit tc: its jiffy had not ended then */
 	bool stall_check;
 	u64 full_next;
 	struct pfcwd_counters last_c;

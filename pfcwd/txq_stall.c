@@ -25,7 +25,10 @@
  * stamp cannot be turned back into a time.  The poller looks at every
  * class with the signal once per quiet interval instead, and a frame
  * stamp it has not seen before dates the frame to that check: never
- * earlier than the frame, later by at most one check interval.
+ * earlier than the frame, later by at most one check interval.  Frames
+ * of the same jiffy may follow a check that saw the stamp while that
+ * jiffy lasts, so until a check sees jiffies past the stamp each check
+ * dates the stamp's last frame anew.
  * A queue stopped without a transmission just before (a driver stopping
  * it for its own reasons, or an idle queue whose last frame is old) would
  * look stalled since that old frame, so the poller remembers per class
@@ -115,10 +118,24 @@ static u64 pfcwd_txq_stall_tc(struct pfcwd_port *port, int tc, u64 now)
 			latest = ts;
 		any = true;
 	}
-	/* A frame stamp not seen before: the frame was sent by now. */
-	if (!port->txq_sent[tc] || port->txq_stamp[tc] != latest) {
+	/*
+	 * A frame stamp not seen before: the frame was sent by now.  While
+	 * the stamp's jiffy has not ended, more frames can take the same
+	 * stamp (a queue woken and stopped again between two checks), so
+	 * the bound stays open and moves to each check until a check finds
+	 * the jiffy over.  (Closed at the first check, a frame sent after
+	 * it in the same jiffy was dated to it: a stall taken as begun
+	 * before its pause, and a storm detected before T0; seen on 6.1,
+	 * 0.5 ms early.)
+	 */
+	if (!port->txq_sent[tc] || port->txq_stamp[tc] != latest ||
+	    (port->txq_open & BIT(tc))) {
 		port->txq_stamp[tc] = latest;
 		port->txq_sent[tc] = now;
+		if (time_after(jiffies, latest))
+			port->txq_open &= ~BIT(tc);
+		else
+			port->txq_open |= BIT(tc);
 	}
 	if (!stopped) {
 		port->txq_running[tc] = now;
