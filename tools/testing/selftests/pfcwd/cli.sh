@@ -9,7 +9,6 @@
 
 . "$(dirname "$0")/lib.sh"
 
-PFCWD=$PFCWD_TOP/build/tools/pfcwd
 [ -x "$PFCWD" ] || { echo "no $PFCWD: run make first"; exit 1; }
 
 NOPRIV="setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all"
@@ -25,23 +24,6 @@ now_ns() { python3 -c 'import time; print(time.monotonic_ns())'; }
 # jq filter $2 over "pfcwd -j show dev $1" (the port object).
 show_val() {
 	"$PFCWD" -j show dev "$1" | jq -r ".[0] | $2"
-}
-
-# Field $3 of priority $2 of DEV $1 from "pfcwd -j stats dev DEV".
-prio_val() {
-	"$PFCWD" -j stats dev "$1" | jq -r ".[0].prio[] | select(.prio == $2) | .$3"
-}
-
-# Waits up to $5 seconds for prio_val $1 $2 $3 to be $4.
-cli_wait() {
-	local i n=$(($5 * 20)) v
-
-	for ((i = 0; i < n; i++)); do
-		v=$(prio_val "$1" "$2" "$3")
-		[ "$v" = "$4" ] && return 0
-		sleep 0.05
-	done
-	fail "$1 prio $2: $3 is '$v' through pfcwd stats, wanted '$4' within $5 s"
 }
 
 # Runs "pfcwd ARGS..." expecting exit status $1 and output (stdout and

@@ -294,3 +294,24 @@ pgset() {
 		fail "pktgen: '$2': $(grep '^Result' "$1")"
 	fi
 }
+
+# --- the pfcwd command ----------------------------------------------------
+
+PFCWD=$PFCWD_TOP/build/tools/pfcwd
+
+# Field $3 of priority $2 of DEV $1 from "pfcwd -j stats dev DEV" (the CLI's view).
+prio_val() {
+	"$PFCWD" -j stats dev "$1" | jq -r ".[0].prio[] | select(.prio == $2) | .$3"
+}
+
+# Waits up to $5 seconds for prio_val $1 $2 $3 to be $4.
+cli_wait() {
+	local i n=$(($5 * 20)) v
+
+	for ((i = 0; i < n; i++)); do
+		v=$(prio_val "$1" "$2" "$3")
+		[ "$v" = "$4" ] && return 0
+		sleep 0.05
+	done
+	fail "$1 prio $2: $3 is '$v' through pfcwd stats, wanted '$4' within $5 s"
+}

@@ -9,7 +9,6 @@
 
 . "$(dirname "$0")/lib.sh"
 
-PFCWD=$PFCWD_TOP/build/tools/pfcwd
 [ -x "$PFCWD" ] || { echo "no $PFCWD: run make first"; exit 1; }
 
 # A port of its own, away from the default 9860 a host may be using.
@@ -17,23 +16,6 @@ EXP_PORT=19860
 
 sim() {
 	echo "$3" > "$PFCSIM_DFS/$1/$2" || fail "cannot write pfcsim $1/$2: $3"
-}
-
-# Field $3 of priority $2 of DEV $1 from "pfcwd -j stats dev DEV".
-prio_val() {
-	"$PFCWD" -j stats dev "$1" | jq -r ".[0].prio[] | select(.prio == $2) | .$3"
-}
-
-# Waits up to $5 seconds for prio_val $1 $2 $3 to be $4.
-cli_wait() {
-	local i n=$(($5 * 20)) v
-
-	for ((i = 0; i < n; i++)); do
-		v=$(prio_val "$1" "$2" "$3")
-		[ "$v" = "$4" ] && return 0
-		sleep 0.05
-	done
-	fail "$1 prio $2: $3 is '$v', wanted '$4' within $5 s"
 }
 
 qdisc_port() {
