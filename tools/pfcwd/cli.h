@@ -10,6 +10,9 @@
  *   metrics.c       metrics (Prometheus text format)
  *   exporter.c      exporter (the metrics over HTTP)
  *   set.c           set, stats clear, restore
+ *   conf.c          the configuration file read into rules (no netlink)
+ *   apply.c         apply: the rules made true on the devices
+ *   rtnl.c          root qdiscs over rtnetlink, for apply
  *   monitor.c       monitor
  *   headroom_cmd.c  headroom (the computation: headroom.c)
  *   json.c          JSON writer
@@ -30,6 +33,14 @@
 #include <linux/pfcwd.h>
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+/*
+ * The kernel's __printf() (linux/compiler_attributes.h), which user space
+ * lacks: printf-style arguments checked by the compiler.
+ */
+#ifndef __printf
+#define __printf(a, b)	__attribute__((format(printf, \
+						      a, b)))
+#endif
 
 /* Exit statuses. */
 #define EXIT_OK		0
@@ -85,6 +96,7 @@ struct genl {
 	uint16_t family;
 	uint32_t version;
 	uint32_t events_group;		/* multicast group id, 0 = none */
+	bool route;			/* NETLINK_ROUTE: attributes unnamed */
 	unsigned int portid;
 	unsigned int seq;
 	char *rx;			/* receive buffer */
@@ -100,6 +112,7 @@ struct genl {
 typedef int (*genl_cb)(const struct nlmsghdr *nlh, void *data);
 
 int genl_open(struct genl *g);
+int genl_open_route(struct genl *g);
 void genl_close(struct genl *g);
 struct nlmsghdr *genl_msg(struct genl *g, void *buf, uint8_t cmd,
 			  uint16_t flags);
@@ -177,6 +190,73 @@ struct port_list {
 int get_ports(struct genl *g, unsigned int ifindex, const char *dev,
 	      struct port_list *l);
 
+/* ---- conf.c ---- */
+#define CONF_HAS_ENABLED	0x001
+#define CONF_HAS_DETECT		0x002
+#define CONF_HAS_RESTORE	0x004
+#define CONF_HAS_ACTION		0x008
+#define CONF_HAS_PRIOS		0x010
+#define CONF_HAS_STORM_LIMIT	0x020
+#define CONF_HAS_DEVICE_ACTION	0x040
+#define CONF_HAS_QDISC		0x080
+#define CONF_HAS_QDISC_LIMIT	0x100
+
+enum conf_qdisc {
+	CONF_QDISC_PFCWD = 1,	/* the root qdisc is pfcwd */
+	CONF_QDISC_NONE,	/* no pfcwd root qdisc (removed if there) */
+};
+
+/* What a rule, or the rules matching a device, set (CONF_HAS_* in has). */
+struct conf_set {
+	unsigned int has;
+	uint8_t enabled;
+	uint8_t prios;
+	uint32_t detect_ms, restore_ms, action, storm_limit, device_action;
+	enum conf_qdisc qdisc;
+	uint32_t qdisc_limit;
+};
+
+struct conf_rule {
+	char pattern[64];	/* a device name or an fnmatch(3) glob */
+	unsigned int line;
+	struct conf_set set;
+};
+
+struct conf {
+	char name[256];		/* the file's name, for messages */
+	struct conf_rule *rules;
+	size_t n, cap;
+	char err[512];		/* "FILE:LINE: reason" once parsing failed */
+};
+
+int conf_parse(FILE *f, const char *name, struct conf *c);
+bool conf_resolve(const struct conf *c, const char *ifname,
+		  struct conf_set *out, unsigned int *last_line);
+bool conf_pattern_is_glob(const char *pattern);
+void conf_free(struct conf *c);
+
+/* ---- rtnl.c ---- */
+struct root_qdisc {
+	unsigned int ifindex;
+	char kind[32];
+	uint32_t handle;
+	bool has_limit;		/* pfcwd's TCA_PFCWD_LIMIT */
+	uint32_t limit;
+};
+
+struct root_qdiscs {
+	struct root_qdisc *v;
+	size_t n, cap;
+};
+
+/* @r: a socket of genl_open_route(); errors as genl_run()'s. */
+int rtnl_root_qdiscs(struct genl *r, struct root_qdiscs *l);
+const struct root_qdisc *rtnl_root_of(const struct root_qdiscs *l,
+				      unsigned int ifindex);
+int rtnl_pfcwd_replace(struct genl *r, unsigned int ifindex, bool has_limit,
+		       uint32_t limit);
+int rtnl_root_delete(struct genl *r, unsigned int ifindex);
+
 /* ---- table.c ---- */
 struct table;
 struct table *table_new(unsigned int cols, const char *const *heads,
@@ -196,6 +276,7 @@ int cmd_headroom(int argc, char **argv);
 int cmd_check_storm(int argc, char **argv);
 int cmd_metrics(int argc, char **argv);
 int cmd_exporter(int argc, char **argv);
+int cmd_apply(int argc, char **argv);
 
 /* ---- metrics.c ---- */
 int metrics_write(FILE *f);
@@ -209,5 +290,6 @@ void usage_headroom(FILE *f);
 void usage_check_storm(FILE *f);
 void usage_metrics(FILE *f);
 void usage_exporter(FILE *f);
+void usage_apply(FILE *f);
 
 #endif /* _PFCWD_TOOLS_CLI_H */

@@ -4,7 +4,9 @@
  * extended ACKs, resolves the "pfcwd" family and its "events" group, sends
  * a request and reads its replies until the ACK, the error or the end of
  * the dump, keeping the kernel's error: errno, extack message, and the
- * attribute it points at (named from the request we sent).
+ * attribute it points at (named from the request we sent).  The same
+ * request loop serves a NETLINK_ROUTE socket (genl_open_route(), for
+ * apply's qdiscs), whose attributes are not named.
  *
  * Single-threaded; one socket per run; no locking.
  */
@@ -78,7 +80,7 @@ static int genl_extack_attr(const struct nlattr *a, void *data)
 				 mnl_attr_get_str(a));
 		break;
 	case NLMSGERR_ATTR_OFFS:
-		if (mnl_attr_validate(a, MNL_TYPE_U32) == 0) {
+		if (mnl_attr_validate(a, MNL_TYPE_U32) == 0 && !g->route) {
 			name = genl_attr_at(x->req, mnl_attr_get_u32(a));
 			if (name)
 				snprintf(g->err_attr, sizeof(g->err_attr),
@@ -86,7 +88,7 @@ static int genl_extack_attr(const struct nlattr *a, void *data)
 		}
 		break;
 	case NLMSGERR_ATTR_MISS_TYPE:
-		if (mnl_attr_validate(a, MNL_TYPE_U32) == 0)
+		if (mnl_attr_validate(a, MNL_TYPE_U32) == 0 && !g->route)
 			snprintf(g->err_attr, sizeof(g->err_attr),
 				 "missing attribute %s",
 				 port_attr_name(mnl_attr_get_u32(a)));
@@ -284,17 +286,15 @@ static int genl_family_cb(const struct nlmsghdr *nlh, void *data)
  *
  * Return: 0 or a negative errno.
  */
-int genl_open(struct genl *g)
+/* A bound socket of @bus with extended ACKs. */
+static int genl_socket(struct genl *g, int bus)
 {
-	char buf[GENL_BUF_SIZE];
-	struct family_ctx f = { g, false };
-	struct nlmsghdr *req;
-	int one = 1, err;
+	int one = 1;
 
 	memset(g, 0, sizeof(*g));
 	g->rx_size = GENL_RX_SIZE;
 	g->rx = malloc(g->rx_size);
-	g->nl = mnl_socket_open(NETLINK_GENERIC);
+	g->nl = mnl_socket_open(bus);
 	if (!g->rx || !g->nl) {
 		perror("pfcwd: netlink socket");
 		return -errno;
@@ -308,6 +308,28 @@ int genl_open(struct genl *g)
 	mnl_socket_setsockopt(g->nl, NETLINK_CAP_ACK, &one, sizeof(one));
 	g->portid = mnl_socket_get_portid(g->nl);
 	g->seq = (unsigned int)time(NULL);
+	return 0;
+}
+
+/* An rtnetlink socket for genl_run(); requests numbered with ++g->seq. */
+int genl_open_route(struct genl *g)
+{
+	int err = genl_socket(g, NETLINK_ROUTE);
+
+	g->route = true;
+	return err;
+}
+
+int genl_open(struct genl *g)
+{
+	char buf[GENL_BUF_SIZE];
+	struct family_ctx f = { g, false };
+	struct nlmsghdr *req;
+	int err;
+
+	err = genl_socket(g, NETLINK_GENERIC);
+	if (err)
+		return err;
 
 	req = genl_msg_type(buf, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 1,
 			    NLM_F_ACK, ++g->seq);

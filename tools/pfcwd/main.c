@@ -39,6 +39,7 @@ static void usage(FILE *f)
 		"                      [ intf-delay BT ] [ resp-delay BT ]\n"
 		"       pfcwd metrics\n"
 		"       pfcwd exporter [ listen ADDR:PORT ]\n"
+		"       pfcwd apply [ -f FILE ] [ --dry-run ] [ dev DEV ]\n"
 		"LIST := PRIO[,PRIO...] | none    PRIO := 0-7 | A-B\n"
 		"SPEED := { 10G | 25G | 40G | 100G | 400G }\n"
 		"OPTIONS := { -j[son] | -p[retty] | -n[etns] NAME | -V[ersion] | -h[elp] }\n"
@@ -83,6 +84,7 @@ int main(int argc, char **argv)
 		{ "headroom", cmd_headroom },
 		{ "metrics", cmd_metrics },
 		{ "exporter", cmd_exporter },
+		{ "apply", cmd_apply },
 	};
 	const char *opt;
 	size_t i;

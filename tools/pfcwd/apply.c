@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pfcwd(8) apply: make the configuration file true on the devices there
+ * are (conf.c reads it; the format is described there and in pfcwd(8)).
+ *
+ *	pfcwd apply [ -f FILE ] [ --dry-run ] [ dev DEV ]
+ *
+ * The whole file is read and checked first; a bad file is refused with its
+ * line and the reason, and nothing is changed.  Then, for every device of
+ * the network namespace (or DEV alone: the udev rule's hot-plug case) that
+ * a rule matches, the settings the rules give are compared with what the
+ * device has, and only what differs is changed: the root qdisc first
+ * (which may create or release the port), then the port's settings in one
+ * port-set.  So a second apply changes nothing, and prints nothing.  A
+ * matched device becomes a port (enabled, held over netlink) unless the
+ * rules say "off".  What no rule sets is left as it is.
+ *
+ * Each change is printed, one line per device: "DEV: what was -> what is".
+ * With --dry-run the same lines are printed and nothing is changed.
+ *
+ * Exit status: 0 if every device matched is as the file says; 1 if the
+ * file could not be read or is bad (nothing changed), or a change failed
+ * (the other devices are still applied); 2 for a bad command line.
+ *
+ * Single-threaded; no locking.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <libmnl/libmnl.h>
+
+#include "cli.h"
+
+#define APPLY_DEFAULT_FILE	"/etc/pfcwd.conf"
+
+void usage_apply(FILE *f)
+{
+	fprintf(f, "Usage: pfcwd apply [ -f FILE ] [ --dry-run ] [ dev DEV ]\n"
+		   "FILE defaults to " APPLY_DEFAULT_FILE "; - is standard input.\n");
+}
+
+struct apply_ctx {
+	struct genl g;		/* pfcwd family */
+	struct genl r;		/* rtnetlink */
+	struct port_list ports;	/* as the kernel last said */
+	struct root_qdiscs roots; /* as they were before apply */
+	bool dry;
+	char line[1024];	/* this device's changes, for the message */
+	size_t len;
+};
+
+/* Adds "what" to the device's line of changes. */
+static __printf(2, 3) void apply_note(struct apply_ctx *a, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (a->len >= sizeof(a->line) - 1)
+		return;
+	if (a->len) {
+		n = snprintf(a->line + a->len, sizeof(a->line) - a->len, ", ");
+		a->len += (size_t)n;
+	}
+	va_start(ap, fmt);
+	n = vsnprintf(a->line + a->len, sizeof(a->line) - a->len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		a->len += (size_t)n;
+	if (a->len >= sizeof(a->line))
+		a->len = sizeof(a->line) - 1;
+}
+
+/* Reads every port again (the list is read once, and after a qdisc change). */
+static int apply_read_ports(struct apply_ctx *a)
+{
+	a->ports.n = 0;
+	return get_ports(&a->g, 0, NULL, &a->ports);
+}
+
+/* The port of @ifindex, or NULL if the device is not a port. */
+static const struct port_info *apply_port(const struct apply_ctx *a,
+					  unsigned int ifindex)
+{
+	size_t i;
+
+	for (i = 0; i < a->ports.n; i++)
+		if (a->ports.v[i].v[PFCWD_A_PORT_IFINDEX] == ifindex)
+			return &a->ports.v[i];
+	return NULL;
+}
+
+static void apply_qdisc_desc(const struct root_qdisc *q, char *buf,
+			     size_t size)
+{
+	if (!q->kind[0])
+		snprintf(buf, size, "default");
+	else if (q->has_limit)
+		snprintf(buf, size, "%s limit %u", q->kind, q->limit);
+	else
+		snprintf(buf, size, "%s", q->kind);
+}
+
+/* The root qdisc as @s says; *changed set if it was (or would be). */
+static int apply_qdisc(struct apply_ctx *a, const char *dev,
+		       unsigned int ifindex, const struct conf_set *s,
+		       bool *changed)
+{
+	static const struct root_qdisc builtin;	/* noqueue: not dumped */
+	const struct root_qdisc *q;
+	char was[64], what[96];
+	int err;
+
+	*changed = false;
+	if (!(s->has & CONF_HAS_QDISC))
+		return 0;
+	q = rtnl_root_of(&a->roots, ifindex);
+	if (!q)
+		q = &builtin;
+	apply_qdisc_desc(q, was, sizeof(was));
+	if (s->qdisc == CONF_QDISC_NONE) {
+		if (strcmp(q->kind, "pfcwd"))
+			return 0;
+		apply_note(a, "qdisc %s -> default", was);
+		*changed = true;
+		if (a->dry)
+			return 0;
+		err = rtnl_root_delete(&a->r, ifindex);
+		snprintf(what, sizeof(what), "%s: delete the pfcwd qdisc", dev);
+	} else {
+		if (!strcmp(q->kind, "pfcwd") &&
+		    (!(s->has & CONF_HAS_QDISC_LIMIT) ||
+		     (q->has_limit && q->limit == s->qdisc_limit)))
+			return 0;
+		if (s->has & CONF_HAS_QDISC_LIMIT)
+			apply_note(a, "qdisc %s -> pfcwd limit %u", was,
+				   s->qdisc_limit);
+		else
+			apply_note(a, "qdisc %s -> pfcwd", was);
+		*changed = true;
+		if (a->dry)
+			return 0;
+		err = rtnl_pfcwd_replace(&a->r, ifindex,
+					 s->has & CONF_HAS_QDISC_LIMIT,
+					 s->qdisc_limit);
+		snprintf(what, sizeof(what), "%s: qdisc pfcwd", dev);
+	}
+	if (err)
+		genl_perror(&a->r, what);
+	return err;
+}
+
+/*
+ * One u32 setting: put into @req if the port does not have it (@pi NULL:
+ * no port yet) or has another value.
+ */
+static void apply_u32(struct apply_ctx *a, struct nlmsghdr *req,
+		      const struct port_info *pi, uint16_t type,
+		      const char *kw, uint32_t want,
+		      const char *(*name)(uint64_t))
+{
+	uint64_t cur = pi ? pi->v[type] : 0;
+
+	if (pi && has(pi->have, type) && cur == want)
+		return;
+	if (name && pi && has(pi->have, type))
+		apply_note(a, "%s %s -> %s", kw, name(cur), name(want));
+	else if (name)
+		apply_note(a, "%s %s", kw, name(want));
+	else if (pi && has(pi->have, type))
+		apply_note(a, "%s %llu -> %u", kw, (unsigned long long)cur,
+			   want);
+	else
+		apply_note(a, "%s %u", kw, want);
+	mnl_attr_put_u32(req, type, want);
+}
+
+/* The port's settings as @s says; @pi is the port, NULL if none. */
+static int apply_settings(struct apply_ctx *a, const char *dev,
+			  unsigned int ifindex, const struct conf_set *s,
+			  const struct port_info *pi)
+{
+	bool want_on = !(s->has & CONF_HAS_ENABLED) || s->enabled;
+	char buf[GENL_BUF_SIZE], what[64], was[32], now[32];
+	struct nlmsghdr *req;
+	size_t empty;
+	int err;
+
+	if (!pi && !want_on)
+		return 0;	/* off, and not a port: nothing to do */
+
+	req = genl_msg(&a->g, buf, PFCWD_CMD_PORT_SET, NLM_F_ACK);
+	mnl_attr_put_u32(req, PFCWD_A_PORT_IFINDEX, ifindex);
+	empty = req->nlmsg_len;
+
+	if (s->has & CONF_HAS_DETECT)
+		apply_u32(a, req, pi, PFCWD_A_PORT_DETECT_MS, "detect",
+			  s->detect_ms, NULL);
+	if (s->has & CONF_HAS_RESTORE)
+		apply_u32(a, req, pi, PFCWD_A_PORT_RESTORE_MS, "restore",
+			  s->restore_ms, NULL);
+	if (s->has & CONF_HAS_ACTION)
+		apply_u32(a, req, pi, PFCWD_A_PORT_ACTION, "action", s->action,
+			  action_name);
+	if (s->has & CONF_HAS_STORM_LIMIT)
+		apply_u32(a, req, pi, PFCWD_A_PORT_STORM_LIMIT, "limit",
+			  s->storm_limit, NULL);
+	if (s->has & CONF_HAS_DEVICE_ACTION)
+		apply_u32(a, req, pi, PFCWD_A_PORT_DEVICE_ACTION,
+			  "device-action", s->device_action,
+			  device_action_name);
+	if ((s->has & CONF_HAS_PRIOS) &&
+	    (!pi || !has(pi->have, PFCWD_A_PORT_PRIOS) ||
+	     pi->v[PFCWD_A_PORT_PRIOS] != s->prios)) {
+		prio_list(s->prios, now, sizeof(now));
+		if (pi && has(pi->have, PFCWD_A_PORT_PRIOS)) {
+			prio_list((uint8_t)pi->v[PFCWD_A_PORT_PRIOS], was,
+				  sizeof(was));
+			apply_note(a, "prio %s -> %s", was, now);
+		} else {
+			apply_note(a, "prio %s", now);
+		}
+		mnl_attr_put_u8(req, PFCWD_A_PORT_PRIOS, s->prios);
+	}
+	if (!pi) {
+		apply_note(a, "on (new port)");
+		mnl_attr_put_u8(req, PFCWD_A_PORT_ENABLED, 1);
+	} else if (!has(pi->have, PFCWD_A_PORT_ENABLED) ||
+		   pi->v[PFCWD_A_PORT_ENABLED] != want_on) {
+		apply_note(a, want_on ? "off -> on" : "on -> off");
+		mnl_attr_put_u8(req, PFCWD_A_PORT_ENABLED, want_on);
+	}
+	if (req->nlmsg_len == empty || a->dry)
+		return 0;
+	err = genl_run(&a->g, req, NULL, NULL, NULL);
+	if (err) {
+		snprintf(what, sizeof(what), "%s: set", dev);
+		genl_perror(&a->g, what);
+	}
+	return err;
+}
+
+/* Makes device @dev as the rules @s say. */
+static int apply_dev(struct apply_ctx *a, const char *dev,
+		     unsigned int ifindex, const struct conf_set *s)
+{
+	bool qchanged;
+	int err;
+
+	a->len = 0;
+	a->line[0] = '\0';
+	err = apply_qdisc(a, dev, ifindex, s, &qchanged);
+	/* After the qdisc: it may have made or let go the port. */
+	if (!err && qchanged && !a->dry)
+		err = apply_read_ports(a);
+	if (!err)
+		err = apply_settings(a, dev, ifindex, s,
+				     apply_port(a, ifindex));
+	if (a->len)
+		printf("%s: %s%s\n", dev, a->line, a->dry ? " (dry run)" : "");
+	return err;
+}
+
+/* Plain device names in the file that no device has: said, not an error. */
+static void apply_missing(const struct conf *c, struct if_nameindex *ifs)
+{
+	struct if_nameindex *i;
+	size_t r;
+
+	for (r = 0; r < c->n; r++) {
+		if (conf_pattern_is_glob(c->rules[r].pattern))
+			continue;
+		for (i = ifs; i->if_index; i++)
+			if (!strcmp(i->if_name, c->rules[r].pattern))
+				break;
+		if (!i->if_index)
+			fprintf(stderr, "pfcwd: %s:%u: no device %s (yet); skipped\n",
+				c->name, c->rules[r].line, c->rules[r].pattern);
+	}
+}
+
+static FILE *apply_open(const char *file)
+{
+	FILE *f;
+
+	if (!strcmp(file, "-"))
+		return stdin;
+	f = fopen(file, "r");
+	if (!f)
+		fprintf(stderr, "pfcwd: cannot read %s: %s\n", file,
+			strerror(errno));
+	return f;
+}
+
+int cmd_apply(int argc, char **argv)
+{
+	const char *file = APPLY_DEFAULT_FILE, *dev = NULL;
+	struct apply_ctx a = { 0 };
+	struct if_nameindex *ifs = NULL, *i;
+	struct conf c;
+	struct conf_set s;
+	int ret = EXIT_FAIL, failed = 0;
+	unsigned int only = 0;
+	FILE *f;
+
+	for (; argc > 0; argc--, argv++) {
+		if (!strcmp(*argv, "-f") || !strcmp(*argv, "--file")) {
+			file = next_arg(&argc, &argv, *argv);
+		} else if (!strcmp(*argv, "--dry-run")) {
+			a.dry = true;
+		} else if (matches(*argv, "dev")) {
+			dev = next_arg(&argc, &argv, "dev");
+			only = dev_index(dev);
+		} else if (matches(*argv, "help")) {
+			usage_apply(stdout);
+			exit(EXIT_OK);
+		} else {
+			usage_error("apply: unknown argument \"%s\"", *argv);
+		}
+	}
+
+	f = apply_open(file);
+	if (!f)
+		return EXIT_FAIL;
+	if (conf_parse(f, !strcmp(file, "-") ? "<stdin>" : file, &c)) {
+		fprintf(stderr, "pfcwd: %s\npfcwd: nothing was changed\n",
+			c.err);
+		if (f != stdin)
+			fclose(f);
+		return EXIT_FAIL;
+	}
+	if (f != stdin)
+		fclose(f);
+
+	ifs = if_nameindex();
+	if (!ifs) {
+		perror("pfcwd: list of devices");
+		goto out;
+	}
+	if (!only)
+		apply_missing(&c, ifs);
+	if (genl_open(&a.g) || genl_open_route(&a.r) || apply_read_ports(&a))
+		goto out;
+	if (rtnl_root_qdiscs(&a.r, &a.roots)) {
+		genl_perror(&a.r, "dump of the qdiscs");
+		goto out;
+	}
+	for (i = ifs; i->if_index; i++) {
+		if (only && i->if_index != only)
+			continue;
+		if (!conf_resolve(&c, i->if_name, &s, NULL))
+			continue;
+		if (apply_dev(&a, i->if_name, i->if_index, &s))
+			failed++;
+	}
+	if (fflush(stdout))
+		failed++;
+	ret = failed ? EXIT_FAIL : EXIT_OK;
+out:
+	genl_close(&a.g);
+	genl_close(&a.r);
+	if (ifs)
+		if_freenameindex(ifs);
+	conf_free(&c);
+	free(a.ports.v);
+	free(a.roots.v);
+	return ret;
+}

@@ -1,0 +1,410 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pfcwd(8): the configuration file, /etc/pfcwd.conf, read into rules.
+ * No netlink here (apply.c does that), so the parser is unit-tested in
+ * user space.
+ *
+ * The format, one rule per line, in the words of "pfcwd set":
+ *
+ *	# comment
+ *	dev PATTERN [ on | off ] [ detect MS ] [ restore MS ]
+ *		[ action drop|forward|alert ] [ prio LIST ] [ limit N ]
+ *		[ device-action auto|on|off ]
+ *		[ qdisc pfcwd [ limit PACKETS ] | qdisc none ]
+ *
+ * PATTERN is a device name or a shell glob over names (fnmatch(3):
+ * "enp65s0f*", "eth[01]").  A line may be continued with a backslash at its
+ * end.  Keywords are written out in full (a file is read by people, and
+ * an abbreviation that is unique today may not be tomorrow); each may be
+ * given once per line.  "qdisc" comes last, and what follows it is the
+ * qdisc's own: its packet limit.  The watchdog's settings (detect, restore,
+ * action, prio) are the port's, whether the qdisc is there or not, so they
+ * are written before "qdisc" and never twice.
+ *
+ * Every rule whose pattern matches a device applies to it, in file order;
+ * a later rule's setting overrides an earlier one's, so a "dev *" line
+ * gives defaults that the lines after it refine.  What no matching rule
+ * sets is left as it is.
+ *
+ * Values are checked against the uAPI's ranges here, so that a bad file
+ * is refused as a whole, with its line, before anything changes.
+ *
+ * Single-threaded; no locking.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define CONF_LINE_MAX	4096	/* a logical line, continuations joined */
+
+/* Records the first error: "FILE:LINE: reason". */
+static __printf(3, 4) int conf_error(struct conf *c, unsigned int line, const char *fmt, ...)
+{
+	int n = snprintf(c->err, sizeof(c->err), "%s:%u: ", c->name, line);
+	va_list ap;
+
+	if (n < 0 || (size_t)n >= sizeof(c->err))
+		return -EINVAL;
+	va_start(ap, fmt);
+	vsnprintf(c->err + n, sizeof(c->err) - (size_t)n, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/* A device name or glob: what could be a name, plus glob characters. */
+static bool conf_pattern_ok(const char *p)
+{
+	const char *s;
+
+	if (!*p || strlen(p) >= sizeof(((struct conf_rule *)0)->pattern))
+		return false;
+	for (s = p; *s; s++)
+		if (*s == '/' || *s == ':' || (unsigned char)*s <= ' ' ||
+		    (unsigned char)*s >= 0x7f)
+			return false;
+	/* A name without glob characters must fit IFNAMSIZ. */
+	if (!strpbrk(p, "*?[") && strlen(p) >= IF_NAMESIZE)
+		return false;
+	return true;
+}
+
+struct conf_word {
+	const char *kw;
+	unsigned int bit;	/* CONF_HAS_* */
+};
+
+static const struct conf_word conf_words[] = {
+	{ "detect", CONF_HAS_DETECT },
+	{ "restore", CONF_HAS_RESTORE },
+	{ "action", CONF_HAS_ACTION },
+	{ "prio", CONF_HAS_PRIOS },
+	{ "limit", CONF_HAS_STORM_LIMIT },
+	{ "device-action", CONF_HAS_DEVICE_ACTION },
+};
+
+/* A time: 1..60000 ms, as the kernel takes it. */
+static int conf_ms(struct conf *c, unsigned int line, const char *kw,
+		   const char *v, uint32_t *out)
+{
+	if (parse_ms(v, out) || *out < PFCWD_TIME_MS_MIN ||
+	    *out > PFCWD_TIME_MS_MAX)
+		return conf_error(c, line,
+				  "bad %s \"%s\": expected %u to %u ms", kw, v,
+				  PFCWD_TIME_MS_MIN, PFCWD_TIME_MS_MAX);
+	return 0;
+}
+
+/* The value of keyword @kw (index @i of conf_words) into @s. */
+static int conf_value(struct conf *c, unsigned int line, size_t i,
+		      const char *v, struct conf_set *s)
+{
+	const char *kw = conf_words[i].kw;
+
+	switch (conf_words[i].bit) {
+	case CONF_HAS_DETECT:
+		return conf_ms(c, line, kw, v, &s->detect_ms);
+	case CONF_HAS_RESTORE:
+		return conf_ms(c, line, kw, v, &s->restore_ms);
+	case CONF_HAS_ACTION:
+		if (parse_action(v, &s->action))
+			return conf_error(c, line,
+					  "bad action \"%s\": expected drop, forward or alert",
+					  v);
+		return 0;
+	case CONF_HAS_PRIOS:
+		if (parse_prios(v, &s->prios))
+			return conf_error(c, line,
+					  "bad priority list \"%s\": expected e.g. 3, 3,4, 0-2,5 or none",
+					  v);
+		return 0;
+	case CONF_HAS_STORM_LIMIT:
+		if (parse_u32(v, &s->storm_limit) ||
+		    s->storm_limit > PFCWD_STORM_LIMIT_MAX)
+			return conf_error(c, line,
+					  "bad storm limit \"%s\": expected 0 (none) to %u",
+					  v, PFCWD_STORM_LIMIT_MAX);
+		return 0;
+	case CONF_HAS_DEVICE_ACTION:
+		if (parse_device_action(v, &s->device_action))
+			return conf_error(c, line,
+					  "bad device-action \"%s\": expected auto, on or off",
+					  v);
+		return 0;
+	}
+	return conf_error(c, line, "internal error: keyword %s", kw);
+}
+
+/* "qdisc pfcwd [ limit PACKETS ]" or "qdisc none": the rest of the line. */
+static int conf_qdisc(struct conf *c, unsigned int line, char **w, int n,
+		      struct conf_set *s)
+{
+	int i;
+
+	if (n < 1)
+		return conf_error(c, line,
+				  "\"qdisc\" needs a value: pfcwd or none");
+	if (!strcmp(w[0], "none")) {
+		if (n > 1)
+			return conf_error(c, line,
+					  "unexpected \"%s\" after \"qdisc none\"",
+					  w[1]);
+		s->qdisc = CONF_QDISC_NONE;
+		s->has |= CONF_HAS_QDISC;
+		return 0;
+	}
+	if (strcmp(w[0], "pfcwd"))
+		return conf_error(c, line,
+				  "bad qdisc \"%s\": expected pfcwd or none",
+				  w[0]);
+	s->qdisc = CONF_QDISC_PFCWD;
+	s->has |= CONF_HAS_QDISC;
+	for (i = 1; i < n; i++) {
+		if (strcmp(w[i], "limit")) {
+			if (strcmp(w[i], "detect") && strcmp(w[i], "restore") &&
+			    strcmp(w[i], "action") && strcmp(w[i], "lossless"))
+				return conf_error(c, line,
+						  "unknown qdisc option \"%s\": the qdisc takes only \"limit PACKETS\"",
+						  w[i]);
+			return conf_error(c, line,
+					  "\"%s\" after \"qdisc pfcwd\": the watchdog's settings are the port's; write detect, restore, action and prio before \"qdisc\"",
+					  w[i]);
+		}
+		if (s->has & CONF_HAS_QDISC_LIMIT)
+			return conf_error(c, line,
+					  "qdisc \"limit\" given twice");
+		if (i + 1 >= n)
+			return conf_error(c, line,
+					  "qdisc \"limit\" needs a value");
+		i++;
+		if (parse_u32(w[i], &s->qdisc_limit) || !s->qdisc_limit ||
+		    s->qdisc_limit > PFCWD_LIMIT_MAX)
+			return conf_error(c, line,
+					  "bad qdisc limit \"%s\": expected 1 to %u packets",
+					  w[i], PFCWD_LIMIT_MAX);
+		s->has |= CONF_HAS_QDISC_LIMIT;
+	}
+	return 0;
+}
+
+/* One logical line, split into @n words @w, into a rule. */
+static int conf_rule(struct conf *c, unsigned int line, char **w, int n)
+{
+	struct conf_rule r = { .line = line };
+	struct conf_set *s = &r.set;
+	size_t k;
+	int i;
+
+	if (strcmp(w[0], "dev"))
+		return conf_error(c, line,
+				  "unknown keyword \"%s\": a rule begins with \"dev PATTERN\"",
+				  w[0]);
+	if (n < 2)
+		return conf_error(c, line, "\"dev\" needs a device name or pattern");
+	if (!conf_pattern_ok(w[1]))
+		return conf_error(c, line,
+				  "bad device name or pattern \"%s\"", w[1]);
+	snprintf(r.pattern, sizeof(r.pattern), "%s", w[1]);
+	if (n == 2)
+		return conf_error(c, line, "nothing to set for \"%s\"", w[1]);
+
+	for (i = 2; i < n; i++) {
+		if (!strcmp(w[i], "on") || !strcmp(w[i], "off")) {
+			if (s->has & CONF_HAS_ENABLED)
+				return conf_error(c, line,
+						  "\"on\" or \"off\" given twice");
+			s->has |= CONF_HAS_ENABLED;
+			s->enabled = !strcmp(w[i], "on");
+			continue;
+		}
+		if (!strcmp(w[i], "qdisc")) {
+			if (conf_qdisc(c, line, w + i + 1, n - i - 1, s))
+				return -EINVAL;
+			break;
+		}
+		for (k = 0; k < ARRAY_SIZE(conf_words); k++)
+			if (!strcmp(w[i], conf_words[k].kw))
+				break;
+		if (k == ARRAY_SIZE(conf_words))
+			return conf_error(c, line, "unknown keyword \"%s\"",
+					  w[i]);
+		if (s->has & conf_words[k].bit)
+			return conf_error(c, line, "\"%s\" given twice", w[i]);
+		if (i + 1 >= n)
+			return conf_error(c, line, "\"%s\" needs a value", w[i]);
+		if (conf_value(c, line, k, w[i + 1], s))
+			return -EINVAL;
+		s->has |= conf_words[k].bit;
+		i++;
+	}
+
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 16;
+		struct conf_rule *v = realloc(c->rules, cap * sizeof(*v));
+
+		if (!v)
+			return conf_error(c, line, "out of memory");
+		c->rules = v;
+		c->cap = cap;
+	}
+	c->rules[c->n++] = r;
+	return 0;
+}
+
+/* Splits @buf in place into at most @max words; -1 if there are more. */
+static int conf_split(char *buf, char **w, int max)
+{
+	int n = 0;
+	char *p = buf;
+
+	for (;;) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!*p || *p == '#')
+			return n;
+		if (n == max)
+			return -1;
+		w[n++] = p;
+		while (*p && *p != ' ' && *p != '\t')
+			p++;
+		if (*p)
+			*p++ = '\0';
+	}
+}
+
+int conf_parse(FILE *f, const char *name, struct conf *c)
+{
+	char *raw = NULL, *logical, *w[128];
+	unsigned int lineno = 0, first = 0;
+	size_t len = 0, have = 0, rawcap = 0;
+	ssize_t got;
+	bool more;
+	int n, ret = 0;
+
+	memset(c, 0, sizeof(*c));
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	logical = malloc(CONF_LINE_MAX);
+	if (!logical)
+		return conf_error(c, 0, "out of memory");
+
+	while ((got = getline(&raw, &rawcap, f)) >= 0) {
+		len = (size_t)got;
+		lineno++;
+		if (!have)
+			first = lineno;
+		if (len && raw[len - 1] == '\n')
+			raw[--len] = '\0';
+		if (strlen(raw) != len) {
+			ret = conf_error(c, lineno, "a NUL byte in the line");
+			goto out;
+		}
+		if (len && raw[len - 1] == '\r')
+			raw[--len] = '\0';
+		more = len && raw[len - 1] == '\\';
+		if (more)
+			raw[--len] = ' ';
+		if (have + len + 2 > CONF_LINE_MAX) {
+			ret = conf_error(c, first, "line longer than %d characters",
+					 CONF_LINE_MAX - 2);
+			goto out;
+		}
+		memcpy(logical + have, raw, len);
+		have += len;
+		logical[have++] = ' ';
+		logical[have] = '\0';
+		if (more)
+			continue;
+		n = conf_split(logical, w, (int)ARRAY_SIZE(w));
+		have = 0;
+		if (n < 0) {
+			ret = conf_error(c, first, "too many words");
+			goto out;
+		}
+		if (n && conf_rule(c, first, w, n)) {
+			ret = -EINVAL;
+			goto out;
+		}
+	}
+	if (ferror(f)) {
+		ret = conf_error(c, lineno, "read error: %s", strerror(errno));
+		goto out;
+	}
+	if (have) {
+		ret = conf_error(c, first,
+				 "the file ends inside a continued line");
+		goto out;
+	}
+out:
+	free(raw);
+	free(logical);
+	if (ret) {
+		free(c->rules);
+		c->rules = NULL;
+		c->n = 0;
+	}
+	return ret;
+}
+
+/* Copies the fields of @from that it has into @to. */
+static void conf_merge(struct conf_set *to, const struct conf_set *from)
+{
+	unsigned int h = from->has;
+
+	if (h & CONF_HAS_ENABLED)
+		to->enabled = from->enabled;
+	if (h & CONF_HAS_DETECT)
+		to->detect_ms = from->detect_ms;
+	if (h & CONF_HAS_RESTORE)
+		to->restore_ms = from->restore_ms;
+	if (h & CONF_HAS_ACTION)
+		to->action = from->action;
+	if (h & CONF_HAS_PRIOS)
+		to->prios = from->prios;
+	if (h & CONF_HAS_STORM_LIMIT)
+		to->storm_limit = from->storm_limit;
+	if (h & CONF_HAS_DEVICE_ACTION)
+		to->device_action = from->device_action;
+	if (h & CONF_HAS_QDISC) {
+		/* A later qdisc clause replaces the whole of an earlier one. */
+		to->qdisc = from->qdisc;
+		to->has &= ~CONF_HAS_QDISC_LIMIT;
+	}
+	if (h & CONF_HAS_QDISC_LIMIT)
+		to->qdisc_limit = from->qdisc_limit;
+	to->has |= h;
+}
+
+bool conf_resolve(const struct conf *c, const char *ifname,
+		  struct conf_set *out, unsigned int *last_line)
+{
+	bool matched = false;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < c->n; i++) {
+		if (fnmatch(c->rules[i].pattern, ifname, 0))
+			continue;
+		conf_merge(out, &c->rules[i].set);
+		matched = true;
+		if (last_line)
+			*last_line = c->rules[i].line;
+	}
+	return matched;
+}
+
+bool conf_pattern_is_glob(const char *pattern)
+{
+	return strpbrk(pattern, "*?[");
+}
+
+void conf_free(struct conf *c)
+{
+	free(c->rules);
+	c->rules = NULL;
+	c->n = 0;
+	c->cap = 0;
+}

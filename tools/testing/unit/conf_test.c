@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of tools/pfcwd/conf.c, the reader of /etc/pfcwd.conf: every
+ * setting read, continuations and comments, rules merged in file order by
+ * pattern, and each kind of bad line refused with its line number.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../pfcwd/cli.h"
+#include "tap.h"
+
+struct cli_opts cli;
+
+static int parse(const char *text, struct conf *c)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	int ret;
+
+	ret = conf_parse(f, "t.conf", c);
+	fclose(f);
+	return ret;
+}
+
+static void test_full_line(void)
+{
+	struct conf c;
+	struct conf_set s;
+	unsigned int line = 0;
+	int ok;
+
+	ok = !parse("# pfcwd\n\n"
+		    "dev eth0 off detect 200ms restore 400 action forward prio 3,4 \\\n"
+		    "  limit 3 device-action off qdisc pfcwd limit 1000  # end\n",
+		    &c);
+	tap_ok(ok && c.n == 1, "a full line is one rule");
+	if (!ok)
+		printf("# %s\n", c.err);
+	ok = conf_resolve(&c, "eth0", &s, &line);
+	tap_ok(ok && line == 3 && s.has == (CONF_HAS_ENABLED | CONF_HAS_DETECT |
+		  CONF_HAS_RESTORE | CONF_HAS_ACTION | CONF_HAS_PRIOS |
+		  CONF_HAS_STORM_LIMIT | CONF_HAS_DEVICE_ACTION |
+		  CONF_HAS_QDISC | CONF_HAS_QDISC_LIMIT),
+	       "every setting of the line is read, on line 3");
+	tap_ok(s.enabled == 0 && s.detect_ms == 200 && s.restore_ms == 400 &&
+	       s.action == PFCWD_ACTION_FORWARD && s.prios == 0x18 &&
+	       s.storm_limit == 3 && s.device_action == PFCWD_DEVICE_ACTION_OFF &&
+	       s.qdisc == CONF_QDISC_PFCWD && s.qdisc_limit == 1000,
+	       "with the values written");
+	tap_ok(!conf_resolve(&c, "eth1", &s, NULL) && !s.has,
+	       "another device matches nothing");
+	conf_free(&c);
+}
+
+static void test_merge(void)
+{
+	struct conf c;
+	struct conf_set s;
+	unsigned int line = 0;
+	int ok;
+
+	ok = !parse("dev * detect 500 action alert qdisc pfcwd limit 50\n"
+		    "dev enp65s0f[01] \\\n"
+		    "    detect 100 \\\n"
+		    "    prio none\n"
+		    "dev enp65s0f1 action drop qdisc pfcwd\n"
+		    "dev lo qdisc none\n", &c);
+	tap_ok(ok && c.n == 4, "continued lines make one rule");
+	conf_resolve(&c, "enp65s0f1", &s, &line);
+	tap_ok(s.detect_ms == 100 && s.action == PFCWD_ACTION_DROP &&
+	       (s.has & CONF_HAS_PRIOS) && s.prios == 0 && line == 5,
+	       "later rules override earlier ones, setting by setting");
+	tap_ok(s.qdisc == CONF_QDISC_PFCWD && !(s.has & CONF_HAS_QDISC_LIMIT),
+	       "a later qdisc clause replaces an earlier one whole");
+	conf_resolve(&c, "enp65s0f0", &s, &line);
+	tap_ok(s.detect_ms == 100 && s.action == PFCWD_ACTION_ALERT &&
+	       s.qdisc_limit == 50 && line == 2,
+	       "a rule continued over lines is numbered by its first");
+	conf_resolve(&c, "lo", &s, NULL);
+	tap_ok(s.qdisc == CONF_QDISC_NONE && s.detect_ms == 500,
+	       "qdisc none, and the defaults of dev *");
+	tap_ok(conf_pattern_is_glob("enp*") && !conf_pattern_is_glob("eth0"),
+	       "globs told from names");
+	conf_free(&c);
+}
+
+static const struct {
+	const char *text;
+	const char *err;	/* the whole message */
+} bad[] = {
+	{ "dev eth0 on\nport eth1 on\n",
+	  "t.conf:2: unknown keyword \"port\": a rule begins with \"dev PATTERN\"" },
+	{ "dev eth0\n", "t.conf:1: nothing to set for \"eth0\"" },
+	{ "dev\n", "t.conf:1: \"dev\" needs a device name or pattern" },
+	{ "dev abcdefghijklmnop on\n",
+	  "t.conf:1: bad device name or pattern \"abcdefghijklmnop\"" },
+	{ "dev a/b on\n", "t.conf:1: bad device name or pattern \"a/b\"" },
+	{ "\n\ndev eth0 detect 0\n",
+	  "t.conf:3: bad detect \"0\": expected 1 to 60000 ms" },
+	{ "dev eth0 restore 60001\n",
+	  "t.conf:1: bad restore \"60001\": expected 1 to 60000 ms" },
+	{ "dev eth0 detect -5\n",
+	  "t.conf:1: bad detect \"-5\": expected 1 to 60000 ms" },
+	{ "dev eth0 action storm\n",
+	  "t.conf:1: bad action \"storm\": expected drop, forward or alert" },
+	{ "dev eth0 prio 8\n",
+	  "t.conf:1: bad priority list \"8\": expected e.g. 3, 3,4, 0-2,5 or none" },
+	{ "dev eth0 limit 17\n",
+	  "t.conf:1: bad storm limit \"17\": expected 0 (none) to 16" },
+	{ "dev eth0 device-action maybe\n",
+	  "t.conf:1: bad device-action \"maybe\": expected auto, on or off" },
+	{ "dev eth0 detect\n", "t.conf:1: \"detect\" needs a value" },
+	{ "dev eth0 detect 1 detect 2\n", "t.conf:1: \"detect\" given twice" },
+	{ "dev eth0 on off\n", "t.conf:1: \"on\" or \"off\" given twice" },
+	{ "dev eth0 det 200\n", "t.conf:1: unknown keyword \"det\"" },
+	{ "dev eth0 qdisc\n",
+	  "t.conf:1: \"qdisc\" needs a value: pfcwd or none" },
+	{ "dev eth0 qdisc prio\n",
+	  "t.conf:1: bad qdisc \"prio\": expected pfcwd or none" },
+	{ "dev eth0 qdisc none limit 3\n",
+	  "t.conf:1: unexpected \"limit\" after \"qdisc none\"" },
+	{ "dev eth0 qdisc pfcwd limit 0\n",
+	  "t.conf:1: bad qdisc limit \"0\": expected 1 to 1048576 packets" },
+	{ "dev eth0 qdisc pfcwd limit\n",
+	  "t.conf:1: qdisc \"limit\" needs a value" },
+	{ "dev eth0 qdisc pfcwd limit 5 limit 6\n",
+	  "t.conf:1: qdisc \"limit\" given twice" },
+	{ "dev eth0 qdisc pfcwd lossless 3\n",
+	  "t.conf:1: \"lossless\" after \"qdisc pfcwd\": the watchdog's settings are the port's; "
+	  "write detect, restore, action and prio before \"qdisc\"" },
+	{ "dev eth0 qdisc pfcwd quantum 3\n",
+	  "t.conf:1: unknown qdisc option \"quantum\": the qdisc takes only \"limit PACKETS\"" },
+	{ "dev eth0 on \\\n",
+	  "t.conf:1: the file ends inside a continued line" },
+};
+
+static void test_bad(void)
+{
+	struct conf c;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		ret = parse(bad[i].text, &c);
+		tap_ok(ret && !strcmp(c.err, bad[i].err) && !c.n && !c.rules,
+		       "refused: %s", bad[i].err);
+		if (!ret || strcmp(c.err, bad[i].err))
+			printf("# got: %s\n", ret ? c.err : "(accepted)");
+		conf_free(&c);
+	}
+}
+
+static void test_nul_and_long(void)
+{
+	static const char nul[] = "dev eth0 on\0 off\n";
+	char *big;
+	struct conf c;
+	FILE *f;
+	int ret;
+
+	f = fmemopen((void *)nul, sizeof(nul) - 1, "r");
+	ret = conf_parse(f, "t.conf", &c);
+	fclose(f);
+	tap_ok(ret && !strcmp(c.err, "t.conf:1: a NUL byte in the line"),
+	       "a NUL byte is refused");
+	conf_free(&c);
+
+	big = malloc(6000);
+	memset(big, ' ', 5998);
+	memcpy(big, "dev eth0 on", 11);
+	big[5998] = '\n';
+	big[5999] = '\0';
+	ret = parse(big, &c);
+	tap_ok(ret && strstr(c.err, "t.conf:1: line longer than"),
+	       "an overlong line is refused");
+	conf_free(&c);
+	free(big);
+}
+
+int main(void)
+{
+	tap_plan(4 + 6 + (int)ARRAY_SIZE(bad) + 2);
+	test_full_line();
+	test_merge();
+	test_bad();
+	test_nul_and_long();
+	return tap_done();
+}
