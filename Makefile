@@ -11,6 +11,9 @@
 #   make debug-kernel    the KASAN/kmemleak/lockdep kernel (cached; ~1 h once)
 #   make KVER=debug      the modules for it
 #   make check-debug     the selftests on it, then a kmemleak scan
+#   make install         install what make built (DESTDIR=, KVER=); uninstall
+#   make dkms-src        the DKMS source tree in /usr/src/pfcwd-<version>
+#   make deb             pfcwd-dkms and pfcwd-tools packages in build/deb/
 #
 # Kernel modules are built in a shadow tree per kernel, build/<KVER>/, so the
 # two kernels' objects never mix; their .ko files are also installed into
@@ -34,16 +37,18 @@ else
 KDIR = /lib/modules/$(REL)/build
 endif
 
-KSRC := Kbuild include pfcwd net_sched tools/testing/pfcsim
+KSRC := Kbuild VERSION include pfcwd net_sched tools/testing/pfcsim
 KSRC_FILES := $(shell find $(KSRC) -type f 2>/dev/null)
 
 CFLAGS_USER := -O2 -g -Wall -Wextra -Werror -I$(TOP)/include
+# The one version number, for pfcwd -V (a packager's CFLAGS_USER keeps it).
+VERSION_DEF := -DPFCWD_VERSION='"$(shell cat $(TOP)/VERSION)"'
 SELFTEST_DIR := tools/testing/selftests/pfcwd
 SELFTEST_BINS := $(BUILD)/tools/pfcwd-pkt
 UNIT_DIR := tools/testing/unit
 
 .PHONY: all modules tools deps install-vm unit check demo lint bench clean \
-	debug-kernel check-debug
+	debug-kernel check-debug install install-tools uninstall dkms-src deb
 
 all: modules tools install-vm
 
@@ -83,9 +88,9 @@ PFCWD_CLI_SRCS := $(addprefix tools/pfcwd/,main.c genl.c port.c show.c set.c \
 PFCWD_CLI_HDRS := tools/pfcwd/cli.h tools/pfcwd/headroom.h pfcwd/prio_list.h \
 	pfcwd/pure.h include/uapi/linux/pfcwd.h
 
-$(BUILD)/tools/pfcwd: $(PFCWD_CLI_SRCS) $(PFCWD_CLI_HDRS)
+$(BUILD)/tools/pfcwd: $(PFCWD_CLI_SRCS) $(PFCWD_CLI_HDRS) VERSION
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_USER) -I$(TOP)/include/uapi -o $@ $(PFCWD_CLI_SRCS) \
+	$(CC) $(CFLAGS_USER) $(VERSION_DEF) -I$(TOP)/include/uapi -o $@ $(PFCWD_CLI_SRCS) \
 		$$(pkg-config --cflags --libs libmnl)
 
 # The tc plugin: tc dlopen()s it and provides the helpers it calls.
@@ -121,5 +126,14 @@ lint:
 bench:
 	@scripts/bench
 
+# Installation of what make built (never builds; see scripts/install),
+# DKMS and Debian packages (scripts/make-deb).  The version is VERSION's.
+install install-tools uninstall dkms-src:
+	@DESTDIR="$(DESTDIR)" KVER="$(KVER)" scripts/install $@
+
+deb:
+	@scripts/make-deb
+
 clean:
-	rm -rf $(BUILD)/6.1 $(BUILD)/6.12 $(BUILD)/debug $(BUILD)/unit $(BUILD)/results
+	rm -rf $(BUILD)/6.1 $(BUILD)/6.12 $(BUILD)/debug $(BUILD)/unit $(BUILD)/results \
+		$(BUILD)/deb

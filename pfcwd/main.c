@@ -68,3 +68,4 @@ module_exit(pfcwd_exit);
 
 MODULE_DESCRIPTION("PFC storm watchdog and PFC-aware qdisc");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(PFCWD_VERSION);

@@ -103,8 +103,8 @@ int main(int argc, char **argv)
 		} else if (matches(opt, "netns")) {
 			enter_netns(next_arg(&argc, &argv, argv[0]));
 		} else if (matches(opt, "Version")) {
-			printf("pfcwd, for the pfcwd generic netlink family version %d\n",
-			       PFCWD_GENL_VERSION);
+			printf("pfcwd %s, for the pfcwd generic netlink family version %d\n",
+			       PFCWD_VERSION, PFCWD_GENL_VERSION);
 			exit(EXIT_OK);
 		} else if (matches(opt, "help")) {
 			usage(stdout);

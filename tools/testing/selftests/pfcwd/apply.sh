@@ -315,6 +315,48 @@ test_systemd_unit() {
 		fail "the unit runs without a file"
 }
 
+# What an operator does on a host: make install (here into a staging
+# root, the VM's own root being the host's, read only), modprobe of the
+# installed module, the installed tc plugin and command, and the installed
+# example configuration, its rules uncommented, applied.
+test_make_install() {
+	local k inst=/tmp/apply-inst tcdir out
+
+	case $(uname -r) in
+	"$(cat "$PFCWD_TOP/build/kernels/6.1.release")") k=6.1 ;;
+	"$(cat "$PFCWD_TOP/build/kernels/6.12.release")") k=6.12 ;;
+	*) fail "kernel $(uname -r) is neither build's 6.1 nor 6.12" ;;
+	esac
+	rm -rf $inst
+	out=$(make -s -C "$PFCWD_TOP" install DESTDIR=$inst KVER=$k 2>&1) ||
+		fail "make install: $out"
+	log "make install DESTDIR=$inst KVER=$k: ${out:-(quiet)}"
+	unload_mod pfcsim
+	unload_mod pfcwd
+	modprobe -d $inst pfcwd || fail "modprobe -d $inst pfcwd"
+	expect_eq "$(modinfo -b $inst -k "$(uname -r)" -n pfcwd)" \
+		"$inst/lib/modules/$(uname -r)/updates/pfcwd.ko" "the module modprobe found"
+	grep -q "^pfcwd " /proc/modules || fail "pfcwd not loaded"
+	load_mod pfcsim
+	pfcsim_new enp65s0f0
+	pfcsim_new enp65s0f1
+	sed -n 's/^#dev /dev /p' $inst/etc/pfcwd.conf > $CONF
+	expect_eq "$(grep -c '^dev ' $CONF)" 2 "rules in the installed example"
+	"$inst/usr/sbin/pfcwd" apply -f $CONF > /tmp/apply.out 2>&1 ||
+		fail "installed pfcwd apply: $(cat /tmp/apply.out)"
+	cat /tmp/apply.out
+	expect_eq "$(sysv enp65s0f0 detection_time_ms)/$(sysv enp65s0f1 priorities)" \
+		"200/3,4" "the example applied"
+	tcdir=$(dirname "$(find $inst/usr/lib -name q_pfcwd.so)")
+	out=$(TC_LIB_DIR=$tcdir tc qdisc show dev enp65s0f1 root)
+	log "$out"
+	echo "$out" | grep -q "^qdisc pfcwd .* limit 10000 " ||
+		fail "the installed plugin does not show the qdisc's options"
+	"$inst/usr/sbin/pfcwd" apply -f $CONF > /tmp/apply.out 2>&1
+	[ -s /tmp/apply.out ] && fail "a second apply: $(cat /tmp/apply.out)"
+	rm -rf $inst
+}
+
 TESTS=(
 	"test_example	apply: the shipped example as it says; a second apply and a dry run change nothing"
 	"test_drift	apply: drift shown by --dry-run (nothing changed), put back; dev DEV; stdin"
@@ -322,6 +364,7 @@ TESTS=(
 	"test_off_and_none	apply: off releases the port, qdisc none removes pfcwd's qdisc, on makes a held port"
 	"test_udev_hotplug	udev rule: a port that appears, and reappears, gets the file's rules (systemd-udevd)"
 	"test_systemd_unit	systemd unit: systemd-analyze verify, ExecStart applies the file"
+	"test_make_install	make install, modprobe of the installed module, the installed example applied"
 )
 
 tap_main "$@"
