@@ -309,6 +309,9 @@ int pfcwd_nl_fill_port(struct sk_buff *skb, struct pfcwd_port *port,
 	    nla_put_u8(skb, PFCWD_A_PORT_STORMED, stormed) ||
 	    nla_put_u32(skb, PFCWD_A_PORT_GRANULARITY_US,
 			div_u64(pfcwd_port_granularity_ns(port), NSEC_PER_USEC)) ||
+	    nla_put_u32(skb, PFCWD_A_PORT_RESTORE_LATE_US,
+			div_u64(pfcwd_port_restore_late_ns(port),
+				NSEC_PER_USEC)) ||
 	    nla_put_u32(skb, PFCWD_A_PORT_SOURCE, source) ||
 	    (port->has_dcb &&
 	     nla_put_u8(skb, PFCWD_A_PORT_PFC_EN, port->pfc_en)) ||

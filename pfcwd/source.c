@@ -579,3 +579,25 @@ u64 pfcwd_port_granularity_ns(const struct pfcwd_port *port)
 	}
 	return quiet + fine + late;
 }
+
+/*
+ * How late a storm on @port may be restored beyond T1 (after its last
+ * pause frame): the granularity, except on published counters, where a
+ * storm shorter than two periods may be seen over only in a publication
+ * without pause frames - up to two periods plus the window late.  Any
+ * context (READ_ONCE).
+ */
+u64 pfcwd_port_restore_late_ns(const struct pfcwd_port *port)
+{
+	u64 g = pfcwd_port_granularity_ns(port);
+	u64 period, window, late;
+
+	if (pfcwd_port_source(port) != PFCWD_SOURCE_DCB)
+		return g;
+	pfcwd_source_refresh(port, &period, &window);
+	if (!period)
+		return g;
+	late = 2 * READ_ONCE(pfcwd_poll_stats.late_ns);
+	return max_t(u64, g, 2 * period + window +
+		     pfcwd_source_fine_ns(port) + late);
+}

@@ -233,10 +233,11 @@ static int apply_settings(struct apply_ctx *a, const char *dev,
 	if (req->nlmsg_len == empty || a->dry)
 		return 0;
 	err = genl_run(&a->g, req, NULL, NULL, NULL);
-	if (err) {
-		snprintf(what, sizeof(what), "%s: set", dev);
+	snprintf(what, sizeof(what), "%s: set", dev);
+	if (err)
 		genl_perror(&a->g, what);
-	}
+	else
+		genl_pwarn(&a->g, what);
 	return err;
 }
 

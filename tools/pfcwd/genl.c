@@ -116,8 +116,13 @@ static int genl_error(struct genl *g, const struct nlmsghdr *req,
 		g->err = EBADMSG;
 		return -EBADMSG;
 	}
-	if (e->error == 0)
+	if (e->error == 0) {
+		/* A warning may come with success: kept in err_msg. */
+		if ((nlh->nlmsg_flags & NLM_F_ACK_TLVS) &&
+		    (nlh->nlmsg_flags & NLM_F_CAPPED))
+			genl_extack(g, req, e + 1, len - off);
 		return 0;
+	}
 	g->err = -e->error;
 	if (nlh->nlmsg_flags & NLM_F_ACK_TLVS) {
 		/* The TLVs follow our request, unless it was left out. */
@@ -224,6 +229,13 @@ void genl_perror(const struct genl *g, const char *what)
 	else
 		fprintf(stderr, "Error: %s: %s%s\n", what, strerror(g->err),
 			hint);
+}
+
+/* Prints the warning the kernel gave with a success, if any. */
+void genl_pwarn(const struct genl *g, const char *what)
+{
+	if (g->err_msg[0])
+		fprintf(stderr, "Warning: %s: %s\n", what, g->err_msg);
 }
 
 struct family_ctx {

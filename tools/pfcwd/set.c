@@ -75,6 +75,7 @@ static int run(struct genl *g, struct nlmsghdr *req, const char *what)
 		genl_perror(g, what);
 		return EXIT_FAIL;
 	}
+	genl_pwarn(g, what);
 	return EXIT_OK;
 }
 

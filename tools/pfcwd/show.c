@@ -212,6 +212,41 @@ static void show_device(const struct port_info *pi)
 		printf("    no PFC counters: storms cannot be seen\n");
 }
 
+/*
+ * Configured versus effective: the latest a storm is detected after its
+ * pause began (T0 + granularity) and restored after its last pause frame
+ * (T1 + the restoration bound), and a warning where T0 is finer than the
+ * source resolves.
+ */
+static void show_bounds(const struct port_info *pi)
+{
+	uint64_t t0 = pi->v[PFCWD_A_PORT_DETECT_MS] * 1000;
+	uint64_t t1 = pi->v[PFCWD_A_PORT_RESTORE_MS] * 1000;
+	uint64_t g = pi->v[PFCWD_A_PORT_GRANULARITY_US];
+	char d0[32], d[32], r0[32], r[32], gs[32];
+
+	if (!has(pi->have, PFCWD_A_PORT_GRANULARITY_US) ||
+	    !has(pi->have, PFCWD_A_PORT_RESTORE_LATE_US) ||
+	    !has(pi->have, PFCWD_A_PORT_DETECT_MS) ||
+	    !has(pi->have, PFCWD_A_PORT_RESTORE_MS))
+		return;
+	if (has(pi->have, PFCWD_A_PORT_SOURCE) &&
+	    pi->v[PFCWD_A_PORT_SOURCE] == PFCWD_SOURCE_NONE)
+		return;		/* no bound: nothing is seen */
+	snprintf(d0, sizeof(d0), "%llu ms", (unsigned long long)t0 / 1000);
+	fmt_us(d, sizeof(d), t0 + g);
+	snprintf(r0, sizeof(r0), "%llu ms", (unsigned long long)t1 / 1000);
+	fmt_us(r, sizeof(r), t1 + pi->v[PFCWD_A_PORT_RESTORE_LATE_US]);
+	printf("    effective: detect within [%s, %s] restore within [%s, %s]\n",
+	       d0, d, r0, r);
+	if (g > t0) {
+		fmt_us(gs, sizeof(gs), g);
+		printf("    warning: detect %llums is finer than the pause information resolves",
+		       (unsigned long long)pi->v[PFCWD_A_PORT_DETECT_MS]);
+		printf(" (granularity %s)\n", gs);
+	}
+}
+
 static void show_human(const struct port_info *pi)
 {
 	char s[64];
@@ -241,6 +276,7 @@ static void show_human(const struct port_info *pi)
 		printf(" held %s", pi->v[PFCWD_A_PORT_HELD] ? "yes" : "no");
 	printf(" ifindex %llu\n",
 	       (unsigned long long)pi->v[PFCWD_A_PORT_IFINDEX]);
+	show_bounds(pi);
 	show_device(pi);
 	for (p = 0; p < PFCWD_NUM_PRIO; p++) {
 		const struct prio_info *pr = &pi->prio[p];

@@ -153,6 +153,7 @@ enum {
 	PFCWD_A_PORT_NIC_PREVENTION_MS,	/* u32: NIC's pfc-prevention-tout */
 	PFCWD_A_PORT_NIC_STORM_WARNINGS,	/* u64: its warning events */
 	PFCWD_A_PORT_NIC_STORM_ERRORS,	/* u64: its error events (stops) */
+	PFCWD_A_PORT_RESTORE_LATE_US,	/* u32: bound on restoration lateness */
 	__PFCWD_A_PORT_CNT
 };
 

@@ -39,7 +39,7 @@ expect_cli() {
 }
 
 # What moves by itself in "pfcwd -j show": the poller's timing and reads.
-MOVING='del(.granularity_us, .reads, .forced_reads, .read_rate)'
+MOVING='del(.granularity_us, .restore_late_us, .reads, .forced_reads, .read_rate)'
 
 # Configuration and state of every port, through the command.
 snapshot() {
@@ -530,6 +530,59 @@ test_dump_many() {
 	expect_eq "$("$PFCWD" -j show)" "[]" "no port left"
 }
 
+# Configured versus effective: show gives T0 + granularity and T1 + the
+# restoration bound next to T0 and T1 (netlink's granularity-us and
+# restore-late-us), and set warns - and still sets - where T0 is finer
+# than the port's pause information resolves (bnxt: counters published
+# every 1000 ms), not where it is not.
+test_effective_bounds() {
+	local out err g l
+
+	reset_all
+	pfcsim_new eb0
+	out=$("$PFCWD" set dev eb0 on detect 200 restore 300 2>&1) || fail "set: $out"
+	[ -z "$out" ] || fail "a warning on a live port: $out"
+	out=$("$PFCWD" show dev eb0)
+	log "$out"
+	g=$(cat /sys/class/net/eb0/pfcwd/granularity_us)
+	l=$("$PFCWD" -j show dev eb0 | jq '.[0].restore_late_us')
+	log "granularity ${g} us, restoration bound ${l} us"
+	[ "$l" -ge "$g" ] || fail "restore_late_us $l below the granularity $g"
+	echo "$out" | grep -qE "^    effective: detect within \[200 ms, 2[0-9.]+ ms\] restore within \[300 ms, 3[0-9.]+ ms\]$" ||
+		fail "no effective line"
+	echo "$out" | grep -q warning && fail "show warns on a live port"
+
+	pfcsim_new eb1
+	echo bnxt > "$PFCSIM_DFS/eb1/profile" || fail "profile bnxt"
+	err=$("$PFCWD" set dev eb1 on detect 200 2>&1 >/dev/null)
+	expect_eq "$?" 0 "set with a warning succeeds"
+	log "$err"
+	expect_eq "$err" "Warning: set dev eb1: pfcwd: T0 is finer than this port's pause information resolves: detection may come later than 2 x T0 (see granularity-us)" \
+		"the warning"
+	expect_eq "$(cat /sys/class/net/eb1/pfcwd/detection_time_ms)" 200 "T0 set"
+	g=$(cat /sys/class/net/eb1/pfcwd/granularity_us)
+	l=$("$PFCWD" -j show dev eb1 | jq '.[0].restore_late_us')
+	log "bnxt: granularity ${g} us, restoration bound ${l} us"
+	# Published every R = 1000 ms: detection within R + window, restoration
+	# of a short storm within 2R + window.
+	[ "$g" -ge 1000000 ] || fail "granularity $g below R"
+	[ "$l" -ge 2000000 ] || fail "restoration bound $l below 2R"
+	out=$("$PFCWD" show dev eb1)
+	log "$out"
+	echo "$out" | grep -q "^    warning: detect 200ms is finer than the pause information resolves (granularity " ||
+		fail "show does not warn"
+	# The same through apply, which sets through netlink too.
+	printf 'dev eb1 detect 201\n' > /tmp/eb.conf
+	err=$("$PFCWD" apply -f /tmp/eb.conf 2>&1 >/dev/null) || fail "apply: $err"
+	echo "$err" | grep -q "^Warning: eb1: set: pfcwd: T0 is finer" || fail "apply does not warn: $err"
+	# A T0 above the bound: no warning, none in show.
+	# (the poller's lateness moves the granularity: half a second above it)
+	err=$("$PFCWD" set dev eb1 detect $((g / 1000 + 500)) 2>&1) || fail "set: $err"
+	[ -z "$err" ] || fail "a warning for a T0 above the granularity: $err"
+	"$PFCWD" show dev eb1 | grep -q warning && fail "show warns for a T0 above the granularity"
+	return 0
+}
+
 test_headroom() {
 	local j
 	# DESIGN section 1, worked example.
@@ -570,6 +623,7 @@ TESTS=(
 	"test_netns_escape	cli: -n NETNS, netns isolation, JSON escaping of odd ifnames"
 	"test_dump_many	cli: 256 ports dumped, and dumps while ports come and go	300"
 	"test_headroom	cli: headroom reproduces the 802.1Qbb worked example, every speed, bad input"
+	"test_effective_bounds	effective bounds next to T0/T1 in show; set and apply warn where T0 is finer than the source resolves"
 )
 
 tap_main "$@"

@@ -92,7 +92,8 @@ PORT_TYPES = {'ifindex': 'u32', 'ifname': 'str', 'enabled': 'u8',
               'device_pfc': 'u8', 'setpfc_hurts': 'u8',
               'setpfc_errors': 'u64', 'profile': 'str', 'refresh_ms': 'u32',
               'refresh_learnt': 'u8', 'reads': 'u64', 'forced_reads': 'u64',
-              'read_errors': 'u64', 'read_rate': 'u32'}
+              'read_errors': 'u64', 'read_rate': 'u32',
+              'restore_late_us': 'u32'}
 
 
 def attr(t, payload):

@@ -116,6 +116,9 @@ check_port_vs_sysfs() {
 	done
 	expect_eq "$(jqc "$j" '[.prio[].watched]')" "[${bits#,}]" "$dev: watched = prios"
 	[ "$(jqc "$j" '."granularity-us"')" -gt 0 ] || fail "$dev: no granularity"
+	# The restoration bound: the granularity or more (published counters).
+	[ "$(jqc "$j" '."restore-late-us" >= ."granularity-us"')" = true ] ||
+		fail "$dev: restore-late-us below granularity-us: $j"
 	expect_eq "$(jqc "$j" '[."device-action", .profile, ."refresh-ms"]')" \
 		"[\"$(knob "$dev" device_action)\",\"$(knob "$dev" profile)\",$(knob "$dev" refresh_ms)]" \
 		"$dev: device-action, profile, refresh-ms vs sysfs"
