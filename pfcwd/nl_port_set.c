@@ -110,9 +110,13 @@ int pfcwd_nl_port_set_doit(struct sk_buff *skb, struct genl_info *info)
 	err = pfcwd_port_configure(port, &chg, info->extack);
 	if (!err && port->cfg.enabled &&
 	    (chg.set & (PFCWD_CFG_DETECT | PFCWD_CFG_ENABLED)) &&
-	    pfcwd_port_granularity_ns(port) >
+	    pfcwd_port_resolution_ns(port) >
 	    (u64)port->cfg.detect_ms * NSEC_PER_MSEC)
-		/* Done, with a warning in the ACK (as iproute2 prints it). */
+		/*
+		 * Done, with a warning in the ACK (as iproute2 prints it).
+		 * The resolution, not the granularity: the poller's
+		 * lateness under load is not the configuration's fault.
+		 */
 		NL_SET_ERR_MSG(info->extack,
 			       "pfcwd: T0 is finer than this port's pause information resolves: detection may come later than 2 x T0 (see granularity-us)");
 	mutex_unlock(&port->lock);

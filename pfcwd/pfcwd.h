@@ -405,6 +405,7 @@ void pfcwd_source_sample(struct pfcwd_port *port, int prio,
 			 const struct pfcwd_counters *c,
 			 struct pfcwd_sample *s);
 enum pfcwd_source pfcwd_port_source(const struct pfcwd_port *port);
+u64 pfcwd_port_resolution_ns(const struct pfcwd_port *port);
 u64 pfcwd_port_granularity_ns(const struct pfcwd_port *port);
 u64 pfcwd_port_restore_late_ns(const struct pfcwd_port *port);
 u64 pfcwd_source_next_read(struct pfcwd_port *port, u64 now, bool busy);

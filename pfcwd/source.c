@@ -555,19 +555,19 @@ enum pfcwd_source pfcwd_port_source(const struct pfcwd_port *port)
 }
 
 /*
- * How late a storm on @port may be detected beyond T0 (and restored beyond
- * T1): when the counters first show it, plus one busy read, plus twice the
- * poller's own measured lateness.  Any context (READ_ONCE).
+ * What @port's pause information resolves: how late the counters (or the
+ * queues) may first show a storm, plus one busy read - the granularity
+ * without the poller's lateness, which load changes from one minute to
+ * the next.  Any context (READ_ONCE).
  */
-u64 pfcwd_port_granularity_ns(const struct pfcwd_port *port)
+u64 pfcwd_port_resolution_ns(const struct pfcwd_port *port)
 {
 	u64 quiet = pfcwd_source_quiet_ns(port);
 	u64 fine = pfcwd_source_fine_ns(port);
-	u64 late = 2 * READ_ONCE(pfcwd_poll_stats.late_ns);
 
 	/* The queues are checked every quiet interval; the ring drains. */
 	if (pfcwd_port_source(port) == PFCWD_SOURCE_TXQ)
-		return pfcwd_poll_quiet_ns() + fine + late +
+		return pfcwd_poll_quiet_ns() + fine +
 		       pfcwd_txq_stall_err_ns(port);
 
 	if (port->counters && pfcwd_source_published(port) &&
@@ -577,7 +577,18 @@ u64 pfcwd_port_granularity_ns(const struct pfcwd_port *port)
 		if (!READ_ONCE(port->pub.hi))		/* phase unknown */
 			quiet += (u64)READ_ONCE(port->refresh_ms) * NSEC_PER_MSEC;
 	}
-	return quiet + fine + late;
+	return quiet + fine;
+}
+
+/*
+ * How late a storm on @port may be detected beyond T0 (and restored beyond
+ * T1): the resolution plus twice the poller's own measured lateness.  Any
+ * context (READ_ONCE).
+ */
+u64 pfcwd_port_granularity_ns(const struct pfcwd_port *port)
+{
+	return pfcwd_port_resolution_ns(port) +
+	       2 * READ_ONCE(pfcwd_poll_stats.late_ns);
 }
 
 /*

@@ -215,15 +215,17 @@ static void show_device(const struct port_info *pi)
 /*
  * Configured versus effective: the latest a storm is detected after its
  * pause began (T0 + granularity) and restored after its last pause frame
- * (T1 + the restoration bound), and a warning where T0 is finer than the
- * source resolves.
+ * (T1 + the restoration bound).  Whether T0 is finer than the source
+ * resolves is the kernel's to say, when it is set (an extack warning):
+ * the granularity shown here also holds the poller's lateness, which
+ * load moves.
  */
 static void show_bounds(const struct port_info *pi)
 {
 	uint64_t t0 = pi->v[PFCWD_A_PORT_DETECT_MS] * 1000;
 	uint64_t t1 = pi->v[PFCWD_A_PORT_RESTORE_MS] * 1000;
 	uint64_t g = pi->v[PFCWD_A_PORT_GRANULARITY_US];
-	char d0[32], d[32], r0[32], r[32], gs[32];
+	char d0[32], d[32], r0[32], r[32];
 
 	if (!has(pi->have, PFCWD_A_PORT_GRANULARITY_US) ||
 	    !has(pi->have, PFCWD_A_PORT_RESTORE_LATE_US) ||
@@ -239,12 +241,6 @@ static void show_bounds(const struct port_info *pi)
 	fmt_us(r, sizeof(r), t1 + pi->v[PFCWD_A_PORT_RESTORE_LATE_US]);
 	printf("    effective: detect within [%s, %s] restore within [%s, %s]\n",
 	       d0, d, r0, r);
-	if (g > t0) {
-		fmt_us(gs, sizeof(gs), g);
-		printf("    warning: detect %llums is finer than the pause information resolves",
-		       (unsigned long long)pi->v[PFCWD_A_PORT_DETECT_MS]);
-		printf(" (granularity %s)\n", gs);
-	}
 }
 
 static void show_human(const struct port_info *pi)

@@ -534,7 +534,8 @@ test_dump_many() {
 # restoration bound next to T0 and T1 (netlink's granularity-us and
 # restore-late-us), and set warns - and still sets - where T0 is finer
 # than the port's pause information resolves (bnxt: counters published
-# every 1000 ms), not where it is not.
+# every 1000 ms), not where it is not (a live port: whatever the poller's
+# lateness under load).
 test_effective_bounds() {
 	local out err g l
 
@@ -550,7 +551,6 @@ test_effective_bounds() {
 	[ "$l" -ge "$g" ] || fail "restore_late_us $l below the granularity $g"
 	echo "$out" | grep -qE "^    effective: detect within \[200 ms, 2[0-9.]+ ms\] restore within \[300 ms, 3[0-9.]+ ms\]$" ||
 		fail "no effective line"
-	echo "$out" | grep -q warning && fail "show warns on a live port"
 
 	pfcsim_new eb1
 	echo bnxt > "$PFCSIM_DFS/eb1/profile" || fail "profile bnxt"
@@ -567,19 +567,18 @@ test_effective_bounds() {
 	# of a short storm within 2R + window.
 	[ "$g" -ge 1000000 ] || fail "granularity $g below R"
 	[ "$l" -ge 2000000 ] || fail "restoration bound $l below 2R"
-	out=$("$PFCWD" show dev eb1)
-	log "$out"
-	echo "$out" | grep -q "^    warning: detect 200ms is finer than the pause information resolves (granularity " ||
-		fail "show does not warn"
 	# The same through apply, which sets through netlink too.
 	printf 'dev eb1 detect 201\n' > /tmp/eb.conf
 	err=$("$PFCWD" apply -f /tmp/eb.conf 2>&1 >/dev/null) || fail "apply: $err"
 	echo "$err" | grep -q "^Warning: eb1: set: pfcwd: T0 is finer" || fail "apply does not warn: $err"
-	# A T0 above the bound: no warning, none in show.
+	out=$("$PFCWD" show dev eb1)
+	log "$out"
+	echo "$out" | grep -qE "^    effective: detect within \[201 ms, 2[0-9]{3}\.[0-9] ms\] " ||
+		fail "show's detection window on bnxt"
+	# A T0 above the bound: no warning.
 	# (the poller's lateness moves the granularity: half a second above it)
 	err=$("$PFCWD" set dev eb1 detect $((g / 1000 + 500)) 2>&1) || fail "set: $err"
 	[ -z "$err" ] || fail "a warning for a T0 above the granularity: $err"
-	"$PFCWD" show dev eb1 | grep -q warning && fail "show warns for a T0 above the granularity"
 	return 0
 }
 
