@@ -23,10 +23,8 @@ sysv() { cat "/sys/class/net/$1/pfcwd/$2" 2>/dev/null || echo "missing"; }
 
 # "kind handle limit" of DEV $1's root qdisc.
 root_qdisc() {
-	tc -j qdisc show dev "$1" root | python3 -c '
-import json, sys
-q = json.load(sys.stdin)[0]
-print(q["kind"], q["handle"], q.get("options", {}).get("limit", "-"))'
+	tc -j qdisc show dev "$1" root |
+		jq -r '.[0] | "\(.kind) \(.handle) \(.options.limit // "-")"'
 }
 
 # Everything apply may change on devices $@: sysfs, show, root qdiscs.
@@ -40,10 +38,7 @@ snapshot() {
 			echo "$d $f $(sysv "$d" $f)"
 		done
 	done
-	"$PFCWD" -j show | python3 -c '
-import json, sys
-for p in json.load(sys.stdin):
-    print(p["ifname"], p["device_action"], p["held"], p["qdiscs"])'
+	"$PFCWD" -j show | jq -r '.[] | "\(.ifname) \(.device_action) \(.held) \(.qdiscs)"'
 }
 
 # Runs "pfcwd apply ARGS..." expecting exit $1; stdout to /tmp/apply.out,
