@@ -184,7 +184,6 @@ static int apply_settings(struct apply_ctx *a, const char *dev,
 	char buf[GENL_BUF_SIZE], what[64], was[32], now[32];
 	struct nlmsghdr *req;
 	size_t empty;
-	int err;
 
 	if (!pi && !want_on)
 		return 0;	/* off, and not a port: nothing to do */
@@ -232,13 +231,8 @@ static int apply_settings(struct apply_ctx *a, const char *dev,
 	}
 	if (req->nlmsg_len == empty || a->dry)
 		return 0;
-	err = genl_run(&a->g, req, NULL, NULL, NULL);
 	snprintf(what, sizeof(what), "%s: set", dev);
-	if (err)
-		genl_perror(&a->g, what);
-	else
-		genl_pwarn(&a->g, what);
-	return err;
+	return genl_do(&a->g, req, what);
 }
 
 /* Makes device @dev as the rules @s say. */

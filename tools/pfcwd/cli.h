@@ -120,6 +120,7 @@ int genl_run(struct genl *g, struct nlmsghdr *req, genl_cb cb, void *data,
 	     bool *interrupted);
 void genl_perror(const struct genl *g, const char *what);
 void genl_pwarn(const struct genl *g, const char *what);
+int genl_do(struct genl *g, struct nlmsghdr *req, const char *what);
 int genl_subscribe(struct genl *g, uint32_t group);
 int genl_recv_events(struct genl *g, genl_cb cb, void *data);
 

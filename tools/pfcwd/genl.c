@@ -231,6 +231,22 @@ void genl_perror(const struct genl *g, const char *what)
 			hint);
 }
 
+/*
+ * Sends @req (which asks for an ACK) and prints the outcome under @what:
+ * the error, or the warning the kernel gave with a success.
+ * Return: 0 or a negative errno.
+ */
+int genl_do(struct genl *g, struct nlmsghdr *req, const char *what)
+{
+	int err = genl_run(g, req, NULL, NULL, NULL);
+
+	if (err)
+		genl_perror(g, what);
+	else
+		genl_pwarn(g, what);
+	return err;
+}
+
 /* Prints the warning the kernel gave with a success, if any. */
 void genl_pwarn(const struct genl *g, const char *what)
 {

@@ -68,15 +68,10 @@ static uint8_t arg_prios(int *argc, char ***argv, const char *kw)
 	return mask;
 }
 
-/* Sends @req, which asks for an ACK; prints the error, if any. */
+/* Sends @req, which asks for an ACK; prints the error or warning. */
 static int run(struct genl *g, struct nlmsghdr *req, const char *what)
 {
-	if (genl_run(g, req, NULL, NULL, NULL)) {
-		genl_perror(g, what);
-		return EXIT_FAIL;
-	}
-	genl_pwarn(g, what);
-	return EXIT_OK;
+	return genl_do(g, req, what) ? EXIT_FAIL : EXIT_OK;
 }
 
 int cmd_set(int argc, char **argv)

@@ -233,29 +233,28 @@ in_install_ns() {
 	' in_install_ns "$PFCWD_TOP" "$PFCWD" "$DIST" "$CONF" "$@"
 }
 
+# Port hp0 appears; what udev's rule made of it, as "hp0 $1: ...".
+hp0_appears() {
+	local i
+
+	echo hp0 > $PFCSIM_DFS/new_port
+	udevadm settle -t 20
+	for ((i = 0; i < 100; i++)); do
+		[ "$(sysv hp0 detection_time_ms)" = 350 ] && break
+		sleep 0.1
+	done
+	echo "hp0 $1: $(sysv hp0 detection_time_ms) $(sysv hp0 action) $(sysv hp0 priorities) $(root_qdisc hp0 | cut -d' ' -f1)"
+}
+
 # What the udev test runs inside the namespace: udevd, then a port that
 # appears (hot-plug) and one that comes back (driver reload).
 udev_hotplug() {
-	local i
-
 	/lib/systemd/systemd-udevd --daemon --resolve-names=never 2>/tmp/udevd.err ||
 		{ echo "udevd did not start: $(cat /tmp/udevd.err)"; return 1; }
 	udevadm control --log-level=debug 2>/dev/null
-	echo hp0 > $PFCSIM_DFS/new_port
-	udevadm settle -t 20
-	for ((i = 0; i < 100; i++)); do
-		[ "$(sysv hp0 detection_time_ms)" = 350 ] && break
-		sleep 0.1
-	done
-	echo "hp0 first: $(sysv hp0 detection_time_ms) $(sysv hp0 action) $(sysv hp0 priorities) $(root_qdisc hp0 | cut -d' ' -f1)"
+	hp0_appears first
 	echo hp0 > $PFCSIM_DFS/del_port
-	echo hp0 > $PFCSIM_DFS/new_port
-	udevadm settle -t 20
-	for ((i = 0; i < 100; i++)); do
-		[ "$(sysv hp0 detection_time_ms)" = 350 ] && break
-		sleep 0.1
-	done
-	echo "hp0 again: $(sysv hp0 detection_time_ms) $(sysv hp0 action) $(sysv hp0 priorities) $(root_qdisc hp0 | cut -d' ' -f1)"
+	hp0_appears again
 	echo xx0 > $PFCSIM_DFS/new_port
 	udevadm settle -t 20
 	echo "xx0: $(sysv xx0 enabled)"
@@ -270,7 +269,7 @@ test_udev_hotplug() {
 	[ -x /lib/systemd/systemd-udevd ] || fail "no systemd-udevd in the VM"
 	reset_all
 	printf 'dev hp* detect 350 action forward prio 2 qdisc pfcwd\n' > $CONF
-	export -f udev_hotplug sysv root_qdisc
+	export -f udev_hotplug hp0_appears sysv root_qdisc
 	export PFCSIM_DFS
 	out=$(in_install_ns udev_hotplug 2>&1)
 	log "$out"
