@@ -19,7 +19,7 @@ sim() {
 
 knob() { cat "/sys/class/net/$1/pfcwd/$2"; }
 
-now_ns() { python3 -c 'import time; print(time.monotonic_ns())'; }
+now_ns() { "$PFCWD_PKT" now; }
 
 # jq filter $2 over "pfcwd -j show dev $1" (the port object).
 show_val() {
@@ -138,14 +138,14 @@ test_device_action() {
 	"$PFCWD" set dev sw1 device-action off || fail "set device-action off"
 	expect_eq "$(show_val sw1 '[.device_action, .device_pfc] | tostring')" '["off",false]' "off"
 	expect_eq "$(knob sw1 device_action)" off "sysfs after set off"
-	expect_eq "$(python3 "$SELFTEST_DIR/genl.py" get sw1 | jq .device_action)" 2 "netlink after set off"
+	expect_eq "$(python3 -S "$SELFTEST_DIR/genl.py" get sw1 | jq .device_action)" 2 "netlink after set off"
 	"$PFCWD" show dev sw1 | grep -q ' device-action off (datapath only) ' ||
 		fail "human show, off: $("$PFCWD" show dev sw1)"
 	echo on > /sys/class/net/sw1/pfcwd/device_action || fail "sysfs on"
 	expect_eq "$(show_val sw1 '[.device_action, .device_pfc] | tostring')" '["on",true]' "sysfs on seen"
 	"$PFCWD" show dev sw1 | grep -q ' device-action on (pfc_en) ' ||
 		fail "human show, on: $("$PFCWD" show dev sw1)"
-	python3 "$SELFTEST_DIR/genl.py" set sw1 device_action=0 || fail "netlink auto"
+	python3 -S "$SELFTEST_DIR/genl.py" set sw1 device_action=0 || fail "netlink auto"
 	expect_eq "$(show_val sw1 .device_action)" auto "netlink auto seen"
 	"$PFCWD" se d sw1 device-a off det 120 || fail "abbreviated, with another knob"
 	expect_eq "$(knob sw1 device_action)/$(knob sw1 detection_time_ms)" off/120 "both set"

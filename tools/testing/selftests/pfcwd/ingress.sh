@@ -13,7 +13,7 @@
 . "$(dirname "$0")/lib.sh"
 
 RECV=$SELFTEST_DIR/ingress_recv.py
-GENL="python3 $SELFTEST_DIR/genl.py"
+GENL="python3 -S $SELFTEST_DIR/genl.py"
 INGRESS_DBG=/sys/kernel/debug/pfcwd/ingress
 ROUNDS=${INGRESS_ROUNDS:-3}
 
@@ -68,7 +68,7 @@ rx_start() {
 	local i
 
 	RX_DIR=$(mktemp -d)
-	${RX_NS:+ip netns exec "$RX_NS"} python3 "$RECV" "$1" "$2" \
+	${RX_NS:+ip netns exec "$RX_NS"} python3 -S "$RECV" "$1" "$2" \
 		"$RX_DIR/ready" "$RX_DIR/stop" > "$RX_DIR/out" &
 	RX_PID=$!
 	for ((i = 0; i < 3000; i++)); do

@@ -243,7 +243,7 @@ wait_listening() {
 # "STATUS\nCONTENT-TYPE\nBODY" of METHOD ($4, default GET) PATH $3 from
 # HOST $1 PORT $2.
 http() {
-	python3 - "$@" <<'EOF'
+	python3 -S - "$@" <<'EOF'
 import http.client, sys
 host, port, path = sys.argv[1:4]
 method = sys.argv[4] if len(sys.argv) > 4 else "GET"
@@ -305,7 +305,7 @@ test_exporter() {
 	# Garbage, an endless head, and a silent client: answered or dropped
 	# in bounded time, and the exporter serves the next one.
 	log "raw clients"
-	r=$(python3 - $EXP_PORT <<'EOF'
+	r=$(python3 -S - $EXP_PORT <<'EOF'
 import socket, sys, time
 port = int(sys.argv[1])
 def talk(data):

@@ -8,7 +8,7 @@
 
 . "$(dirname "$0")/lib.sh"
 
-GENL="python3 $SELFTEST_DIR/genl.py"
+GENL="python3 -S $SELFTEST_DIR/genl.py"
 
 # One value of a port from "genl.py get": jq path $2 (e.g. .detect_ms).
 nlget() {
@@ -21,7 +21,7 @@ sim() {
 	echo "$3" > "$PFCSIM_DFS/$1/$2" || fail "cannot write pfcsim $1/$2: $3"
 }
 
-now_ns() { python3 -c 'import time; print(time.monotonic_ns())'; }
+now_ns() { "$PFCWD_PKT" now; }
 
 # Configuration and state of every port (no counters, no times): what a
 # rejected request must leave alone.
@@ -167,7 +167,7 @@ test_device_action() {
 	# newlines), which must fail with EINVAL.
 	local bad out
 	for bad in bogus AUTO "on off" 1 '\n' 'auto\n\n' ' on'; do
-		out=$(python3 -c '
+		out=$(python3 -S -c '
 import errno, os, sys
 fd = os.open(sys.argv[1], os.O_WRONLY)
 try:

@@ -351,7 +351,7 @@ test_rx_slow() {
 # Injects one frame of priority $2 into port $1 and receives it with its
 # VLAN tag (PACKET_AUXDATA); prints "dst ethertype length tpid tci".
 inject_tagged() {
-	python3 - "$1" "$(dfs "$1" inject_rx)" "$2" <<'PY'
+	python3 -S - "$1" "$(dfs "$1" inject_rx)" "$2" <<'PY'
 import socket, struct, sys
 # ETH_P_ALL: a socket of the frame's own type would see it after the stack
 # dropped the priority tag (VID 0).
@@ -418,7 +418,7 @@ test_inject_rx() {
 # Writes each of "${@:3}" to file $2 of port $1, as it is and with a
 # trailing newline, in one write(2) each; every write must fail with EINVAL.
 expect_rejected() {
-	python3 - "$(dfs "$1" "$2")" "${@:3}" <<'PY'
+	python3 -S - "$(dfs "$1" "$2")" "${@:3}" <<'PY'
 import errno, os, sys
 path, bad = sys.argv[1], []
 for v in sys.argv[2:]:

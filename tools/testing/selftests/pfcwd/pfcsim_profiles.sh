@@ -51,7 +51,7 @@ ethtool_arr() {
 # dcbnl returns in DCB_ATTR_IEEE (0, or the driver's -errno as a u8):
 # iproute2's dcb does not look at it, so it cannot tell a failed set.
 ieee_setpfc_status() {
-	python3 - "$1" "$2" <<'PY'
+	python3 -S - "$1" "$2" <<'PY'
 import socket, struct, sys
 RTM_SETDCB, DCB_CMD_IEEE_SET = 79, 20
 DCB_ATTR_IFNAME, DCB_ATTR_IEEE, DCB_ATTR_IEEE_PFC = 1, 13, 2
@@ -89,7 +89,7 @@ PY
 # does) $3 times, every 100 ms, from one process: dcb itself takes about
 # 100 ms to start in the emulated VM.  Prints "ms value" lines.
 sample_ind() {
-	python3 - "$1" "$2" "$3" <<'PY'
+	python3 -S - "$1" "$2" "$3" <<'PY'
 import socket, struct, sys, time
 RTM_GETDCB, DCB_CMD_IEEE_GET = 78, 21
 DCB_ATTR_IFNAME, DCB_ATTR_IEEE, DCB_ATTR_IEEE_PFC = 1, 13, 2
@@ -549,7 +549,7 @@ test_profiles() {
 # Writes each of "${@:3}" to file $2 of port $1, as it is and with a
 # trailing newline, in one write(2) each; every write must fail with EINVAL.
 expect_rejected() {
-	python3 - "$(dfs "$1" "$2")" "${@:3}" <<'PY'
+	python3 -S - "$(dfs "$1" "$2")" "${@:3}" <<'PY'
 import errno, os, sys
 path, bad = sys.argv[1], []
 for v in sys.argv[2:]:

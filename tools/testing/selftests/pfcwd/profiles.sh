@@ -38,7 +38,7 @@ test_profiles_storms() {
 	mkdir -p "$RES"
 	# Every studied profile with counters, at once: two 3 s storms each
 	# and short bursts, T0 = T1 = 200 ms.
-	python3 "$STORMS" --storms 2 --storm-ms 3000 --gap-ms 2500 \
+	python3 -S "$STORMS" --storms 2 --storm-ms 3000 --gap-ms 2500 \
 		--bursts 5 --burst-ms 80 --burst-gap-ms 400 \
 		--json "$RES/profiles.json" \
 		pi=ideal pm=mlx5 px=ixgbe p4=i40e pc=ice ph=hns3 pw=mlxsw ||
@@ -58,7 +58,7 @@ test_profiles_storms() {
 test_published_periods() {
 	reset_all
 	mkdir -p "$RES"
-	python3 "$STORMS" --storms 3 --storm-ms 3000 --gap-ms 4500 \
+	python3 -S "$STORMS" --storms 3 --storm-ms 3000 --gap-ms 4500 \
 		--json "$RES/published.json" \
 		pb=bnxt pl=ideal,stats_period_ms=2000 px=ixgbe ||
 		fail "storms on published counters out of bounds"
@@ -77,7 +77,7 @@ test_published_periods() {
 # are never detected; a storm past T0 is.
 test_published_bursts() {
 	reset_all
-	python3 "$STORMS" --t0 2600 --storms 1 --storm-ms 4000 --gap-ms 3000 \
+	python3 -S "$STORMS" --t0 2600 --storms 1 --storm-ms 4000 --gap-ms 3000 \
 		--bursts 3 --burst-ms 300 --burst-gap-ms 2600 pb=bnxt ||
 		fail "bnxt bursts/storm"
 }
@@ -147,7 +147,7 @@ test_no_counters() {
 		klog | grep -q "pfcwd: n$p: driver $p gives no PFC pause counters: pfcwd sees storms only as TX queues that stop sending" ||
 			fail "n$p: no log line saying what is left to watch"
 		expect_eq "$(portstat "n$p" counters)" 0 "n$p counters"
-		expect_eq "$("$PFCWD_TOP/build/tools/pfcwd" -j show dev "n$p" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["source"])')" \
+		expect_eq "$("$PFCWD_TOP/build/tools/pfcwd" -j show dev "n$p" | jq -r ".[0].source")" \
 			txq "n$p: pfcwd show says the TX queues are the source"
 		sim "n$p" rx_storm 3
 	done
@@ -176,7 +176,7 @@ test_bounce_auto() {
 	# late (linkwatch), and until then pfcwd takes the link for down and
 	# does not poll - the first storm's bounces must be over before the
 	# second storm is timed.
-	python3 "$STORMS" --storms 3 --storm-ms 1000 --gap-ms 1500 \
+	python3 -S "$STORMS" --storms 3 --storm-ms 1000 --gap-ms 1500 \
 		pa=ideal,setpfc_bounce_ms=150,bounce_ok || fail "bounce: storms"
 	expect_eq "$(portstat pa setpfc_hurts)/$(portstat pa device_pfc)" 1/0 \
 		"pfcwd saw its setpfc bounce the link"
@@ -262,7 +262,7 @@ test_setpfc_reopens() {
 
 test_getpfc_slow_or_failing() {
 	reset_all
-	python3 "$STORMS" --storms 2 --storm-ms 600 --gap-ms 400 --margin-ms 110 \
+	python3 -S "$STORMS" --storms 2 --storm-ms 600 --gap-ms 400 --margin-ms 110 \
 		ps=ideal,getpfc_delay_us=20000 || fail "getpfc sleeping 20 ms"
 	profiled_port pf ideal
 	sleep 0.2

@@ -30,7 +30,7 @@ lifecycle() {
 	tc qdisc show dev "$dev" | grep -q "^qdisc pfifo_fast 2: root" ||
 		fail "$dev: pfifo_fast not in place"
 	tc qdisc replace dev "$dev" root handle 3: pfcwd || fail "$dev: replace back"
-	python3 "$TC_NL" change "$dev" handle 3 limit 50 >/dev/null || fail "$dev: change limit"
+	python3 -S "$TC_NL" change "$dev" handle 3 limit 50 >/dev/null || fail "$dev: change limit"
 	tc qdisc del dev "$dev" root || fail "$dev: delete"
 	tc qdisc show dev "$dev" | grep -q pfcwd && fail "$dev: still present after delete"
 	return 0
@@ -80,15 +80,15 @@ test_default_limit() {
 	ip link add pq0 type dummy && ip link set pq0 txqueuelen 37 up || fail "dummy"
 	tc qdisc add dev pq0 root handle 1: pfcwd || fail "add"
 	# Without the tc plugin, tc does not print the options; read them raw.
-	expect_eq "$(python3 "$TC_NL" show pq0)" "handle 1: limit 37" "default limit"
-	python3 "$TC_NL" change pq0 handle 1 limit 1000 || fail "change"
-	expect_eq "$(python3 "$TC_NL" show pq0)" "handle 1: limit 1000" "changed limit"
+	expect_eq "$(python3 -S "$TC_NL" show pq0)" "handle 1: limit 37" "default limit"
+	python3 -S "$TC_NL" change pq0 handle 1 limit 1000 || fail "change"
+	expect_eq "$(python3 -S "$TC_NL" show pq0)" "handle 1: limit 1000" "changed limit"
 	ip link del pq0
 	# A queueing device with tx_queue_len 0 still gets one packet per band.
 	pfcsim_new psim0
 	ip link set psim0 txqueuelen 0
 	tc qdisc replace dev psim0 root handle 2: pfcwd || fail "replace"
-	expect_eq "$(python3 "$TC_NL" show psim0)" "handle 2: limit 1" "limit with txqueuelen 0"
+	expect_eq "$(python3 -S "$TC_NL" show psim0)" "handle 2: limit 1" "limit with txqueuelen 0"
 	pfcsim_del psim0
 }
 
@@ -97,7 +97,7 @@ expect_nl_error() {
 	local want=$1 msg=$2 out rc
 	shift 2
 
-	out=$(python3 "$TC_NL" "$@" 2>&1)
+	out=$(python3 -S "$TC_NL" "$@" 2>&1)
 	rc=$?
 	[ "$rc" = "$want" ] || fail "'$*': exit $rc (want $want): $out"
 	[ -z "$msg" ] || echo "$out" | grep -q "$msg" ||
@@ -109,8 +109,8 @@ test_bad_netlink() {
 	setup
 	ip link add pq0 type dummy && ip link set pq0 up || fail "dummy"
 	tc qdisc add dev pq0 root handle 1: pfcwd || fail "add"
-	python3 "$TC_NL" change pq0 handle 1 limit 9 || fail "change limit 9"
-	before=$(python3 "$TC_NL" show pq0)
+	python3 -S "$TC_NL" change pq0 handle 1 limit 9 || fail "change limit 9"
+	before=$(python3 -S "$TC_NL" show pq0)
 	expect_eq "$before" "handle 1: limit 9" "limit before bad requests"
 	expect_nl_error 34 "extack: " change pq0 handle 1 limit 0
 	expect_nl_error 34 "extack: " change pq0 handle 1 limit 0x100001
@@ -119,7 +119,7 @@ test_bad_netlink() {
 	expect_nl_error 22 "NLA_F_NESTED" change pq0 handle 1 limit 5 noflag
 	expect_nl_error 22 "extack: " change pq0 handle 1 attr 99:00000000
 	expect_nl_error 34 "extack: " replace pq0 handle 1 limit 0
-	after=$(python3 "$TC_NL" show pq0)
+	after=$(python3 -S "$TC_NL" show pq0)
 	expect_eq "$after" "$before" "qdisc after rejected changes"
 	tc qdisc del dev pq0 root
 	# A rejected add leaves the device's default qdisc in place.

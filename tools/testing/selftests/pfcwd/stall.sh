@@ -73,7 +73,7 @@ port() {
 test_no_counters_traffic() {
 	reset_all
 	mkdir -p "$RES"
-	python3 "$STORMS" --storms 3 --storm-ms 2000 --gap-ms 1500 \
+	python3 -S "$STORMS" --storms 3 --storm-ms 2000 --gap-ms 1500 \
 		--bursts 4 --burst-ms 80 --burst-gap-ms 400 \
 		--json "$RES/no_counters.json" \
 		"sq=qede,$RINGS,traffic" || fail "storms seen by the queues alone out of bounds"
@@ -89,7 +89,7 @@ test_counters_traffic() {
 	# Gb/s, where a 2 s gap is many hold times), and refreshed only by a
 	# forced read (mlx5): detection from the queues, restoration from the
 	# counters.
-	python3 "$STORMS" --storms 3 --storm-ms 3000 --gap-ms 3000 \
+	python3 -S "$STORMS" --storms 3 --storm-ms 3000 --gap-ms 3000 \
 		--json "$RES/counters.json" \
 		"pb=bnxt,$RINGS,traffic" "pl=ideal,stats_period_ms=2000,tx_ring=64,link_mbps=10000,traffic" \
 		"pm=mlx5,$RINGS,traffic" || fail "storms with traffic out of bounds"

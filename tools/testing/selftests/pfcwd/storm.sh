@@ -30,7 +30,7 @@ test_timing_200ms() {
 	reset_all pfns
 	watched_port sw1
 	expect_eq "$(knob sw1 detection_time_ms)/$(knob sw1 restoration_time_ms)" 200/200 "defaults"
-	python3 "$TIMING" sw1 3 10 --json "$PFCWD_RESULTS/timing-200-$(uname -r).json" ||
+	python3 -S "$TIMING" sw1 3 10 --json "$PFCWD_RESULTS/timing-200-$(uname -r).json" ||
 		fail "timing out of bounds"
 	n=$(klog | grep -cE "pfcwd: sw1 prio 3: PFC storm detected, action drop \(paused 2[0-9]{2} ms\)")
 	expect_eq "$n" 10 "detection log lines"
@@ -43,7 +43,7 @@ test_timing_20ms() {
 	watched_port sw1
 	set_knob sw1 detection_time_ms 20
 	set_knob sw1 restoration_time_ms 20
-	python3 "$TIMING" sw1 4 20 --json "$PFCWD_RESULTS/timing-20-$(uname -r).json" ||
+	python3 -S "$TIMING" sw1 4 20 --json "$PFCWD_RESULTS/timing-20-$(uname -r).json" ||
 		fail "timing out of bounds"
 }
 
@@ -432,7 +432,7 @@ test_push_source() {
 	# timer period (plus the emulated timer's lateness) before its end, and
 	# a late timer leaves a real gap in the pause, which rightly restarts
 	# it: only "never early" is checked here.
-	python3 "$TIMING" sw1 3 5 --frame-us 3000 --lower-only ||
+	python3 -S "$TIMING" sw1 3 5 --frame-us 3000 --lower-only ||
 		fail "timing with the push source"
 	grep -q "^sw1 .* push 1 " $DBG || fail "port not marked as pushing"
 	# Pushed frames are what counts: 1 per ms, not pfcsim's 10000/s.

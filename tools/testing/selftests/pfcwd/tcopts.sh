@@ -37,7 +37,7 @@ sysfs_cfg() {
 	echo "${out% }"
 }
 
-dump_cfg() { python3 "$TC_NL" show "$1" all; }
+dump_cfg() { python3 -S "$TC_NL" show "$1" all; }
 
 state() { echo "$(sysfs_cfg "$1") | $(dump_cfg "$1")"; }
 
@@ -299,7 +299,7 @@ expect_nl_error() {
 	local want=$1 msg=$2 out rc
 	shift 2
 
-	out=$(python3 "$TC_NL" "$@" 2>&1)
+	out=$(python3 -S "$TC_NL" "$@" 2>&1)
 	rc=$?
 	[ "$rc" = "$want" ] || fail "'$*': exit $rc (want $want): $out"
 	echo "$out" | grep -qF -- "extack: $msg" ||
@@ -317,7 +317,7 @@ test_kernel_errors() {
 	local unk="pfcwd: unknown option (attribute type not in TCA_PFCWD_*)"
 
 	setup to0
-	python3 "$TC_NL" add to0 handle 1 detect 150 restore 250 action 1 lossless 0x18 limit 77 ||
+	python3 -S "$TC_NL" add to0 handle 1 detect 150 restore 250 action 1 lossless 0x18 limit 77 ||
 		fail "raw add"
 	before=$(state to0)
 	expect_eq "$before" "detection_time_ms=150 restoration_time_ms=250 action=forward priorities=3,4 | handle 1: limit 77 detect 150 restore 250 action 1 lossless 0x18" \

@@ -79,7 +79,7 @@ test_pcp_not_ethernet() {
 		{ skip "no ipip tunnels in this kernel"; return; }
 	ip link set ptip0 up || fail "ptip0 up"
 	tc qdisc add dev ptip0 root handle 1: pfcwd || fail "add on ipip"
-	python3 - <<'EOF' || fail "send on ptip0"
+	python3 -S - <<'EOF' || fail "send on ptip0"
 import socket, struct
 def csum(b):
     s = sum(struct.unpack("!10H", b))
@@ -181,7 +181,7 @@ test_backlog_reset() {
 	# Band 6 is served first, so band 2 does not move until it is empty.
 	before2=$bl2
 	# Lowering the limit drops the excess from the head of each band.
-	python3 "$TC_NL" change pt0 handle 10 parent 1:1 limit 50 || fail "change limit"
+	python3 -S "$TC_NL" change pt0 handle 10 parent 1:1 limit 50 || fail "change limit"
 	read -r _ d2 bl2 <<< "$(class_stats pt0 10:3)"
 	read -r _ d6 bl6 <<< "$(class_stats pt0 10:7)"
 	expect_eq "$bl2" 50 "band 2 backlog after trim"
