@@ -100,12 +100,18 @@ static struct netlink_range_validation pfcwd_time_range = {
 	.max = PFCWD_TIME_MS_MAX,
 };
 
+static struct netlink_range_validation pfcwd_warn_range = {
+	.min = 0,
+	.max = PFCWD_WARN_MS_MAX,
+};
+
 static const struct nla_policy pfcwd_tc_policy[TCA_PFCWD_MAX + 1] = {
 	[TCA_PFCWD_LIMIT] = NLA_POLICY_FULL_RANGE(NLA_U32, &pfcwd_limit_range),
 	[TCA_PFCWD_DETECT] = NLA_POLICY_FULL_RANGE(NLA_U32, &pfcwd_time_range),
 	[TCA_PFCWD_RESTORE] = NLA_POLICY_FULL_RANGE(NLA_U32, &pfcwd_time_range),
 	[TCA_PFCWD_ACTION] = NLA_POLICY_MAX(NLA_U32, PFCWD_ACTION_MAX),
 	[TCA_PFCWD_LOSSLESS] = { .type = NLA_U8 },
+	[TCA_PFCWD_WARN] = NLA_POLICY_FULL_RANGE(NLA_U32, &pfcwd_warn_range),
 };
 
 /*
@@ -445,6 +451,9 @@ static void pfcwd_sched_explain(const struct nlattr *opt,
 	case TCA_PFCWD_LOSSLESS:
 		NL_SET_ERR_MSG(extack, "pfcwd: bad lossless: a u8 bitmask of priorities");
 		break;
+	case TCA_PFCWD_WARN:
+		NL_SET_ERR_MSG(extack, "pfcwd: bad warn: a u32 of 0-59999 (ms; 0 = off)");
+		break;
 	default:
 		NL_SET_ERR_MSG(extack,
 			       "pfcwd: unknown option (attribute type not in TCA_PFCWD_*)");
@@ -492,6 +501,10 @@ static int pfcwd_sched_parse(struct nlattr *opt, struct pfcwd_sched_opts *o,
 	if (tb[TCA_PFCWD_LOSSLESS]) {
 		o->chg.set |= PFCWD_CFG_PRIOS;
 		cfg->prios = nla_get_u8(tb[TCA_PFCWD_LOSSLESS]);
+	}
+	if (tb[TCA_PFCWD_WARN]) {
+		o->chg.set |= PFCWD_CFG_WARN;
+		cfg->warn_ms = nla_get_u32(tb[TCA_PFCWD_WARN]);
 	}
 	/* The policy checked the ranges; this is the check sysfs uses too. */
 	return pfcwd_config_check(&o->chg, extack);
@@ -739,7 +752,8 @@ static int pfcwd_sched_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_PFCWD_DETECT, cfg.detect_ms) ||
 	    nla_put_u32(skb, TCA_PFCWD_RESTORE, cfg.restore_ms) ||
 	    nla_put_u32(skb, TCA_PFCWD_ACTION, cfg.action) ||
-	    nla_put_u8(skb, TCA_PFCWD_LOSSLESS, cfg.prios)) {
+	    nla_put_u8(skb, TCA_PFCWD_LOSSLESS, cfg.prios) ||
+	    nla_put_u32(skb, TCA_PFCWD_WARN, cfg.warn_ms)) {
 		nla_nest_cancel(skb, opts);
 		return -EMSGSIZE;
 	}

@@ -483,6 +483,14 @@ static void pfcwd_action_prio_events(struct pfcwd_port *port, int prio,
 		pfcwd_nl_event(port, prio, PFCWD_CMD_STORM_RESTORED,
 			       st->last_restored_at);
 	}
+	if (events & PFCWD_EV_WARNING) {
+		pfcwd_log(port,
+			  "prio %d: PFC storm warning, no action (paused %u ms, T0 %u ms)\n",
+			  prio, pfcwd_ms(st->last_warn_paused_ns),
+			  port->cfg.detect_ms);
+		pfcwd_nl_event(port, prio, PFCWD_CMD_STORM_WARNING,
+			       st->last_warned_at);
+	}
 	if (events & PFCWD_EV_DETECTED) {
 		pfcwd_action_apply(port, prio, false);
 		pfcwd_log(port,

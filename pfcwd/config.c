@@ -46,6 +46,17 @@ int pfcwd_config_check(const struct pfcwd_config_change *chg,
 		NL_SET_ERR_MSG(extack, "pfcwd: restoration time must be 1-60000 ms");
 		return -EINVAL;
 	}
+	if ((chg->set & PFCWD_CFG_WARN) && cfg->warn_ms > PFCWD_WARN_MS_MAX) {
+		NL_SET_ERR_MSG(extack,
+			       "pfcwd: warning time must be 0 (off) or 1-59999 ms, below the detection time");
+		return -EINVAL;
+	}
+	if ((chg->set & PFCWD_CFG_WARN) && (chg->set & PFCWD_CFG_DETECT) &&
+	    cfg->warn_ms && cfg->warn_ms >= cfg->detect_ms) {
+		NL_SET_ERR_MSG(extack,
+			       "pfcwd: warning time must be below the detection time (T0), or 0 (off)");
+		return -EINVAL;
+	}
 	if ((chg->set & PFCWD_CFG_ACTION) && cfg->action > PFCWD_ACTION_MAX) {
 		NL_SET_ERR_MSG(extack, "pfcwd: action must be drop, forward or alert");
 		return -EINVAL;
@@ -69,6 +80,9 @@ int pfcwd_config_check(const struct pfcwd_config_change *chg,
  * @chg: the change
  * @extack: for errors
  *
+ * The warning time must stay below T0 (when not 0): a change that would
+ * leave it at or above T0, through either, is refused.
+ *
  * Return: 0, -ENODEV if the port is going away, or -EINVAL (nothing
  * changed).
  */
@@ -78,6 +92,7 @@ int pfcwd_port_configure(struct pfcwd_port *port,
 {
 	const struct pfcwd_config *in = &chg->cfg;
 	struct pfcwd_config *cfg = &port->cfg;
+	u32 warn, detect;
 	int err;
 
 	ASSERT_RTNL();
@@ -89,9 +104,23 @@ int pfcwd_port_configure(struct pfcwd_port *port,
 	err = pfcwd_config_check(chg, extack);
 	if (err)
 		return err;
+	/* The warning comes before T0, whichever of the two changes. */
+	warn = chg->set & PFCWD_CFG_WARN ? in->warn_ms : cfg->warn_ms;
+	detect = chg->set & PFCWD_CFG_DETECT ? in->detect_ms : cfg->detect_ms;
+	if (warn && warn >= detect) {
+		if (chg->set & PFCWD_CFG_WARN)
+			NL_SET_ERR_MSG(extack,
+				       "pfcwd: warning time must be below the detection time (T0), or 0 (off)");
+		else
+			NL_SET_ERR_MSG(extack,
+				       "pfcwd: detection time (T0) must be above the warning time (lower warn first, or 0)");
+		return -EINVAL;
+	}
 
 	if (chg->set & PFCWD_CFG_DETECT)
 		cfg->detect_ms = in->detect_ms;
+	if (chg->set & PFCWD_CFG_WARN)
+		cfg->warn_ms = in->warn_ms;
 	if (chg->set & PFCWD_CFG_RESTORE)
 		cfg->restore_ms = in->restore_ms;
 	if (chg->set & PFCWD_CFG_ACTION)

@@ -60,7 +60,7 @@ static void pfcwd_debugfs_port(struct seq_file *m, struct pfcwd_port *port)
 	pfcwd_prio_list_format(port->pfc_en, pfc, sizeof(pfc));
 	pfcwd_prio_list_format(READ_ONCE(port->stall_prios), stall,
 			       sizeof(stall));
-	seq_printf(m, "%s enabled %d action %s prios %s pfc_en %s dcb %d push %d hold_us %llu granularity_us %llu next_poll_ns %lld ingress_hook %d profile %s counters %d refresh_ms %u refresh_learnt %d reads %llu forced %llu read_errors %llu read_rate %u device_action %s device_pfc %d setpfc_hurts %d setpfc_errors %llu nic_warnings %llu nic_errors %llu stall_prios %s\n",
+	seq_printf(m, "%s enabled %d action %s prios %s pfc_en %s dcb %d push %d hold_us %llu granularity_us %llu next_poll_ns %lld ingress_hook %d profile %s counters %d refresh_ms %u refresh_learnt %d reads %llu forced %llu read_errors %llu read_rate %u device_action %s device_pfc %d setpfc_hurts %d setpfc_errors %llu nic_warnings %llu nic_errors %llu stall_prios %s warn_ms %u\n",
 		   port->name, port->cfg.enabled,
 		   pfcwd_action_name(port->cfg.action), prios[0] ? prios : "-",
 		   pfc[0] ? pfc : "-", port->has_dcb,
@@ -76,12 +76,13 @@ static void pfcwd_debugfs_port(struct seq_file *m, struct pfcwd_port *port)
 		   pfcwd_device_action_name(port->cfg.device_action),
 		   pfcwd_action_device_pfc(port), READ_ONCE(port->setpfc_hurts),
 		   port->setpfc_errors, READ_ONCE(port->nic.warnings),
-		   READ_ONCE(port->nic.errors), stall[0] ? stall : "-");
+		   READ_ONCE(port->nic.errors), stall[0] ? stall : "-",
+		   port->cfg.warn_ms);
 	for (p = 0; p < PFCWD_NUM_PRIO; p++) {
 		const struct pfcwd_storm *sm = &port->prio[p].sm;
 		const struct pfcwd_storm_stats *st = &sm->stats;
 
-		seq_printf(m, "%s prio %d watched %d state %s latch %s detected %llu restored %llu tx_storms %llu slow %llu rx_pause %llu tx_pause %llu last_paused_us %llu last_storm_us %llu detected_at_ns %llu restored_at_ns %llu tx_dropped %lld rx_dropped %lld tx_forwarded %lld stalls_refuted %llu flush_breaks %lld\n",
+		seq_printf(m, "%s prio %d watched %d state %s latch %s detected %llu restored %llu tx_storms %llu slow %llu rx_pause %llu tx_pause %llu last_paused_us %llu last_storm_us %llu detected_at_ns %llu restored_at_ns %llu tx_dropped %lld rx_dropped %lld tx_forwarded %lld stalls_refuted %llu flush_breaks %lld warnings %llu\n",
 			   port->name, p, !!(port->cfg.prios & BIT(p)),
 			   pfcwd_state_name(sm->state),
 			   pfcwd_latch_name(sm->latch), st->detected,
@@ -94,7 +95,8 @@ static void pfcwd_debugfs_port(struct seq_file *m, struct pfcwd_port *port)
 			   atomic64_read(&port->prio[p].rx_dropped),
 			   atomic64_read(&port->prio[p].tx_forwarded),
 			   st->stalls_refuted,
-			   atomic64_read(&port->prio[p].flush_breaks));
+			   atomic64_read(&port->prio[p].flush_breaks),
+			   st->warnings);
 	}
 }
 

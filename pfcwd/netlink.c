@@ -182,6 +182,9 @@ int pfcwd_nl_fill_prio(struct sk_buff *skb, struct pfcwd_port *port, int p,
 	    pfcwd_nl_put_u64(skb, PFCWD_A_PRIO_RESTORED, st->restored) ||
 	    pfcwd_nl_put_u64(skb, PFCWD_A_PRIO_TX_STORMS, st->tx_storms) ||
 	    pfcwd_nl_put_u64(skb, PFCWD_A_PRIO_SLOW_EVENTS, st->slow_events) ||
+	    pfcwd_nl_put_u64(skb, PFCWD_A_PRIO_WARNINGS, st->warnings) ||
+	    pfcwd_nl_put_u64(skb, PFCWD_A_PRIO_LAST_WARN_PAUSED_US,
+			     div_u64(st->last_warn_paused_ns, NSEC_PER_USEC)) ||
 	    pfcwd_nl_put_u64(skb, PFCWD_A_PRIO_RX_PAUSE, st->rx_pause) ||
 	    pfcwd_nl_put_u64(skb, PFCWD_A_PRIO_TX_PAUSE, st->tx_pause) ||
 	    (tx_packets &&
@@ -303,6 +306,7 @@ int pfcwd_nl_fill_port(struct sk_buff *skb, struct pfcwd_port *port,
 	    nla_put_u8(skb, PFCWD_A_PORT_ENABLED, cfg->enabled) ||
 	    nla_put_u32(skb, PFCWD_A_PORT_DETECT_MS, cfg->detect_ms) ||
 	    nla_put_u32(skb, PFCWD_A_PORT_RESTORE_MS, cfg->restore_ms) ||
+	    nla_put_u32(skb, PFCWD_A_PORT_WARN_MS, cfg->warn_ms) ||
 	    nla_put_u32(skb, PFCWD_A_PORT_ACTION, cfg->action) ||
 	    nla_put_u8(skb, PFCWD_A_PORT_PRIOS, cfg->prios) ||
 	    nla_put_u32(skb, PFCWD_A_PORT_STORM_LIMIT, cfg->storm_limit) ||

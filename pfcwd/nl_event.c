@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Notifications on the "events" multicast group: storm-detected,
- * storm-restored, tx-storm and slow-receiver.  Each carries the port's
- * ifindex and ifname and one PFCWD_A_PORT_PRIO nest with the priority's
- * state, counters and the time of the event.  They go to listeners in the
- * port's netns, and are only built when someone listens.
+ * storm-restored, tx-storm, slow-receiver and storm-warning.  Each
+ * carries the port's ifindex and ifname and one PFCWD_A_PORT_PRIO nest
+ * with the priority's state, counters and the time of the event.  They go
+ * to listeners in the port's netns, and are only built when someone
+ * listens.
  *
  * Context: process, with RTNL and port->lock held (called from action.c).
  */
@@ -17,8 +18,8 @@
  * pfcwd_nl_event - tell listeners what happened to a priority
  * @port: the port; RTNL and port->lock held, !port->dead
  * @prio: the priority
- * @cmd: PFCWD_CMD_STORM_DETECTED, _STORM_RESTORED, _TX_STORM or
- *	_SLOW_RECEIVER
+ * @cmd: PFCWD_CMD_STORM_DETECTED, _STORM_RESTORED, _TX_STORM,
+ *	_SLOW_RECEIVER or _STORM_WARNING
  * @when: CLOCK_MONOTONIC ns of the event
  */
 void pfcwd_nl_event(struct pfcwd_port *port, int prio, u8 cmd, u64 when)

@@ -54,6 +54,7 @@ struct ethtool_stats;
 struct pfcwd_config {
 	u32 detect_ms;			/* T0 */
 	u32 restore_ms;			/* T1 */
+	u32 warn_ms;			/* warning time; 0 = off, < T0 */
 	enum pfcwd_action action;
 	enum pfcwd_device_action device_action;	/* may pfc_en be used */
 	u8 prios;			/* watched (lossless) priorities */
@@ -69,6 +70,7 @@ struct pfcwd_config {
 #define PFCWD_CFG_STORM_LIMIT	BIT(4)
 #define PFCWD_CFG_ENABLED	BIT(5)
 #define PFCWD_CFG_DEVICE_ACTION	BIT(6)
+#define PFCWD_CFG_WARN		BIT(7)
 
 struct pfcwd_config_change {
 	unsigned int set;

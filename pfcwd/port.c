@@ -187,6 +187,7 @@ void pfcwd_port_storm_config(const struct pfcwd_port *port,
 
 	scfg->detect_ns = (u64)cfg->detect_ms * NSEC_PER_MSEC;
 	scfg->restore_ns = (u64)cfg->restore_ms * NSEC_PER_MSEC;
+	scfg->warn_ns = (u64)cfg->warn_ms * NSEC_PER_MSEC;
 	pfcwd_source_refresh(port, &scfg->refresh_ns, &scfg->refresh_window_ns);
 	scfg->hold_ns = port->hold_ns + 2 * pfcwd_source_fine_ns(port);
 	scfg->storm_window_ns = (u64)READ_ONCE(pfcwd_params.storm_window_ms) *

@@ -715,6 +715,64 @@ static unsigned int pfcwd_storm_slow(struct pfcwd_storm *sm,
 }
 
 /*
+ * The received pause followed in OPERATIONAL (storm.h): when its episode
+ * began - the counters' pause or a standing transmit stall, the earlier -
+ * or 0 when there is none.
+ */
+static u64 pfcwd_storm_episode(const struct pfcwd_storm *sm)
+{
+	u64 t = sm->pause_start;
+
+	if (sm->stall_start && !sm->stall_refuted &&
+	    (!t || sm->stall_start < t))
+		t = sm->stall_start;
+	return t;
+}
+
+/* Was the episode that began at @start warned about already? */
+static bool pfcwd_storm_warned(const struct pfcwd_storm *sm, u64 start)
+{
+	return sm->warned_at && start <= sm->warned_at;
+}
+
+/* The warning time in force: 0 when off or not below T0. */
+static u64 pfcwd_storm_warn_ns(const struct pfcwd_storm_config *cfg)
+{
+	return cfg->warn_ns < cfg->detect_ns ? cfg->warn_ns : 0;
+}
+
+/*
+ * The warning (storm.h), after a sample that found the machine in
+ * OPERATIONAL and left it with events @ev: due once the episode has
+ * lasted the warning time, unless it began no later than the last
+ * warning (the one warned about).  A detection in the same sample (a
+ * late sample) comes with it; the blind-counter latch does not.
+ */
+static unsigned int pfcwd_storm_warn(struct pfcwd_storm *sm,
+				     const struct pfcwd_storm_config *cfg,
+				     unsigned int ev, u64 now)
+{
+	u64 warn = pfcwd_storm_warn_ns(cfg), start;
+
+	if (!warn)
+		return 0;
+	if (sm->state == PFCWD_OPERATIONAL)
+		start = pfcwd_storm_episode(sm);
+	else if ((ev & PFCWD_EV_DETECTED) && sm->latch != PFCWD_LATCH_BLIND)
+		start = sm->pause_start;
+	else
+		return 0;
+	if (!start || start > now || now - start < warn ||
+	    pfcwd_storm_warned(sm, start))
+		return 0;
+	sm->warned_at = now;
+	sm->stats.warnings++;
+	sm->stats.last_warned_at = now;
+	sm->stats.last_warn_paused_ns = now - start;
+	return PFCWD_EV_WARNING;
+}
+
+/*
  * A read of published counters that cannot have seen a new publication:
  * nothing is learnt, only time passes (storm.h).  Transitions that are
  * due on what the last publication showed happen.
@@ -861,6 +919,7 @@ unsigned int pfcwd_storm_sample(struct pfcwd_storm *sm,
 	u64 d_rx_pause, d_tx_pause, d_tx_packets = 0, d_rx_packets = 0;
 	u64 d_paused = 0;
 	u8 valid = s->valid & ~PFCWD_SAMPLE_STALE;
+	bool was_op = sm->state == PFCWD_OPERATIONAL;
 	u64 first, last;
 	unsigned int ev = 0;
 	bool tx_moved;
@@ -890,10 +949,14 @@ unsigned int pfcwd_storm_sample(struct pfcwd_storm *sm,
 	}
 	if (s->now < sm->prev_now)
 		return 0;
-	if (s->nic_storm)
+	if (s->nic_storm) {
 		ev |= pfcwd_storm_nic(sm, s->now);
-	if (s->valid & PFCWD_SAMPLE_STALE)
-		return ev | pfcwd_storm_stale(sm, cfg, s);
+		was_op = false;
+	}
+	if (s->valid & PFCWD_SAMPLE_STALE) {
+		ev |= pfcwd_storm_stale(sm, cfg, s);
+		return was_op ? ev | pfcwd_storm_warn(sm, cfg, ev, s->now) : ev;
+	}
 
 	d_rx_pause = pfcwd_counter_delta(sm->prev_rx_pause, s->rx_pause);
 	d_tx_pause = pfcwd_counter_delta(sm->prev_tx_pause, s->tx_pause);
@@ -923,6 +986,8 @@ unsigned int pfcwd_storm_sample(struct pfcwd_storm *sm,
 	else
 		ev |= pfcwd_storm_mitigating(sm, cfg, s, d_rx_pause, last,
 					     d_paused);
+	if (was_op)
+		ev |= pfcwd_storm_warn(sm, cfg, ev, s->now);
 
 	/*
 	 * The loop shows at once or not at all: a sample 2 * hold_ns after
@@ -1008,7 +1073,7 @@ void pfcwd_storm_undone(struct pfcwd_storm *sm, u64 now)
 u64 pfcwd_storm_deadline(const struct pfcwd_storm *sm,
 			 const struct pfcwd_storm_config *cfg)
 {
-	u64 t = PFCWD_U64_MAX;
+	u64 warn = pfcwd_storm_warn_ns(cfg), t = PFCWD_U64_MAX, start;
 
 	if (sm->state == PFCWD_OPERATIONAL && sm->pause_start)
 		t = sm->pause_start + cfg->detect_ns;
@@ -1021,6 +1086,11 @@ u64 pfcwd_storm_deadline(const struct pfcwd_storm *sm,
 	if (sm->tx_start && sm->state != PFCWD_LATCHED &&
 	    sm->tx_start + cfg->detect_ns < t)
 		t = sm->tx_start + cfg->detect_ns;
+	/* The warning, not given yet for this episode. */
+	start = sm->state == PFCWD_OPERATIONAL ? pfcwd_storm_episode(sm) : 0;
+	if (warn && start && !pfcwd_storm_warned(sm, start) &&
+	    start + warn < t)
+		t = start + warn;
 	return t;
 }
 

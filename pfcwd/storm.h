@@ -49,6 +49,19 @@
  * once it has lasted T0; while STORMED, an interval with pause time is an
  * XOFF at the sample.
  *
+ * Warning (cfg->warn_ns, 0 = off; below T0 or ignored): the received pause
+ * the machine follows in OPERATIONAL - its episode, from the counters or a
+ * standing transmit stall, whichever began first - has lasted the warning
+ * time: PFCWD_EV_WARNING and stats.warnings, nothing else.  Once per
+ * episode: an episode that began no later than the last warning is the one
+ * warned about.  It works on whatever the source gives, as detection does
+ * (exact, duration, counters, published and stale reads, stalls), and
+ * pfcwd_storm_deadline() asks for a sample when it is due.  A pause that
+ * ends before T0 leaves it at that; one that goes on is detected at T0 as
+ * without it.  A sample that finds an unwarned pause past T0 (a late one)
+ * returns the warning with the detection.  Generated storms, slow
+ * receivers and the blind-counter latch have no warning.
+ *
  * Generated (NIC-side) storm: the pause frames this port sends kept rising
  * while the port received nothing, for >= T0.  Slow receiver: the rate of
  * pause frames sent stayed above cfg->slow_threshold frames/s for
@@ -144,6 +157,7 @@ enum pfcwd_latch {
 #define PFCWD_EV_LATCHED	0x04	/* entered LATCHED; see ->latch */
 #define PFCWD_EV_TX_STORM	0x08	/* a generated storm was detected */
 #define PFCWD_EV_SLOW		0x10	/* slow receiver */
+#define PFCWD_EV_WARNING	0x20	/* paused for the warning time */
 
 /* Which optional counters of a sample are valid. */
 #define PFCWD_SAMPLE_TX		0x01	/* tx_packets */
@@ -156,6 +170,7 @@ enum pfcwd_latch {
 struct pfcwd_storm_config {
 	u64 detect_ns;		/* T0 */
 	u64 restore_ns;		/* T1 */
+	u64 warn_ns;		/* warning time; 0 = off, else below T0 */
 	u64 hold_ns;		/* largest gap within one continuous pause */
 	u64 refresh_ns;		/* counters published this often; 0 = live */
 	u64 refresh_window_ns;	/* ...each up to this late */
@@ -215,6 +230,9 @@ struct pfcwd_storm_stats {
 	u64 restored;		/* storms ended: automatically or by hand */
 	u64 tx_storms;		/* generated storms detected */
 	u64 slow_events;	/* slow receiver events */
+	u64 warnings;		/* storm warnings (paused for warn_ns) */
+	u64 last_warn_paused_ns;	/* last warning: pause length then */
+	u64 last_warned_at;	/* ...and its time */
 	u64 stalls_refuted;	/* TX stalls the counters showed were no pause */
 	u64 rx_pause;		/* XOFF frames received */
 	u64 tx_pause;		/* pause frames sent */
@@ -240,6 +258,8 @@ struct pfcwd_storm {
 	u64 pause_last;
 	u64 pause_frames;
 	u64 pause_floor;	/* exact pause: counts from here at the earliest */
+
+	u64 warned_at;		/* the last warning; 0: none since init */
 
 	/* Generated pause with nothing received: the current episode. */
 	u64 tx_start;

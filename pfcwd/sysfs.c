@@ -4,6 +4,8 @@
  *
  *   detection_time_ms    rw  T0, 1-60000
  *   restoration_time_ms  rw  T1, 1-60000
+ *   warning_time_ms      rw  storm warning after this long paused;
+ *                            0 (off) or 1-59999, below T0
  *   action               rw  drop | forward | alert
  *   priorities           rw  watched priorities, e.g. "3,4" or "0-2,5"
  *   storm_limit          rw  storms within storm_window_ms that latch, 0-16
@@ -141,6 +143,24 @@ static int pfcwd_store_restoration_time_ms(struct pfcwd_port *port,
 }
 
 PFCWD_ATTR_RW(restoration_time_ms);
+
+static ssize_t pfcwd_show_warning_time_ms(struct pfcwd_port *port, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", port->cfg.warn_ms);
+}
+
+/* 0 turns it off; otherwise below T0 (config.c refuses the rest). */
+static int pfcwd_store_warning_time_ms(struct pfcwd_port *port,
+				       const char *buf)
+{
+	struct pfcwd_config cfg = {};
+
+	if (kstrtou32(buf, 10, &cfg.warn_ms))
+		return -EINVAL;
+	return pfcwd_sysfs_set(port, PFCWD_CFG_WARN, &cfg);
+}
+
+PFCWD_ATTR_RW(warning_time_ms);
 
 static ssize_t pfcwd_show_action(struct pfcwd_port *port, char *buf)
 {
@@ -313,6 +333,7 @@ PFCWD_ATTR_RO(refresh_ms);
 static struct attribute *pfcwd_attrs[] = {
 	&dev_attr_detection_time_ms.attr,
 	&dev_attr_restoration_time_ms.attr,
+	&dev_attr_warning_time_ms.attr,
 	&dev_attr_action.attr,
 	&dev_attr_priorities.attr,
 	&dev_attr_storm_limit.attr,

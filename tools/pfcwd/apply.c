@@ -198,6 +198,9 @@ static int apply_settings(struct apply_ctx *a, const char *dev,
 	if (s->has & CONF_HAS_RESTORE)
 		apply_u32(a, req, pi, PFCWD_A_PORT_RESTORE_MS, "restore",
 			  s->restore_ms, NULL);
+	if (s->has & CONF_HAS_WARN)
+		apply_u32(a, req, pi, PFCWD_A_PORT_WARN_MS, "warn", s->warn_ms,
+			  NULL);
 	if (s->has & CONF_HAS_ACTION)
 		apply_u32(a, req, pi, PFCWD_A_PORT_ACTION, "action", s->action,
 			  action_name);

@@ -85,6 +85,7 @@ static const struct conf_word conf_words[] = {
 	{ "prio", CONF_HAS_PRIOS },
 	{ "limit", CONF_HAS_STORM_LIMIT },
 	{ "device-action", CONF_HAS_DEVICE_ACTION },
+	{ "warn", CONF_HAS_WARN },
 };
 
 /* A time: 1..60000 ms, as the kernel takes it. */
@@ -135,6 +136,12 @@ static int conf_value(struct conf *c, unsigned int line, size_t i,
 					  "bad device-action \"%s\": expected auto, on or off",
 					  v);
 		return 0;
+	case CONF_HAS_WARN:
+		if (parse_ms(v, &s->warn_ms) || s->warn_ms > PFCWD_WARN_MS_MAX)
+			return conf_error(c, line,
+					  "bad warn \"%s\": expected 0 (off) to %u ms, below detect",
+					  v, PFCWD_WARN_MS_MAX);
+		return 0;
 	}
 	return conf_error(c, line, "internal error: keyword %s", kw);
 }
@@ -166,12 +173,13 @@ static int conf_qdisc(struct conf *c, unsigned int line, char **w, int n,
 	for (i = 1; i < n; i++) {
 		if (strcmp(w[i], "limit")) {
 			if (strcmp(w[i], "detect") && strcmp(w[i], "restore") &&
-			    strcmp(w[i], "action") && strcmp(w[i], "lossless"))
+			    strcmp(w[i], "action") && strcmp(w[i], "lossless") &&
+			    strcmp(w[i], "warn"))
 				return conf_error(c, line,
 						  "unknown qdisc option \"%s\": the qdisc takes only \"limit PACKETS\"",
 						  w[i]);
 			return conf_error(c, line,
-					  "\"%s\" after \"qdisc pfcwd\": the watchdog's settings are the port's; write detect, restore, action and prio before \"qdisc\"",
+					  "\"%s\" after \"qdisc pfcwd\": the watchdog's settings are the port's; write detect, restore, warn, action and prio before \"qdisc\"",
 					  w[i]);
 		}
 		if (s->has & CONF_HAS_QDISC_LIMIT)
@@ -241,6 +249,12 @@ static int conf_rule(struct conf *c, unsigned int line, char **w, int n)
 		s->has |= conf_words[k].bit;
 		i++;
 	}
+	/* The kernel's rule, where one line gives both. */
+	if ((s->has & CONF_HAS_WARN) && (s->has & CONF_HAS_DETECT) &&
+	    s->warn_ms && s->warn_ms >= s->detect_ms)
+		return conf_error(c, line,
+				  "warn %u ms is not below detect %u ms (T0)",
+				  s->warn_ms, s->detect_ms);
 
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? 2 * c->cap : 16;
@@ -368,6 +382,8 @@ static void conf_merge(struct conf_set *to, const struct conf_set *from)
 		to->storm_limit = from->storm_limit;
 	if (h & CONF_HAS_DEVICE_ACTION)
 		to->device_action = from->device_action;
+	if (h & CONF_HAS_WARN)
+		to->warn_ms = from->warn_ms;
 	if (h & CONF_HAS_QDISC) {
 		/* A later qdisc clause replaces the whole of an earlier one. */
 		to->qdisc = from->qdisc;

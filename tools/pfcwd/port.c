@@ -25,6 +25,7 @@ const struct attr_key port_keys[] = {
 	{ PFCWD_A_PORT_ENABLED, "enabled", AF_BOOL, AK_SHOW },
 	{ PFCWD_A_PORT_DETECT_MS, "detect_ms", AF_NUM, AK_SHOW },
 	{ PFCWD_A_PORT_RESTORE_MS, "restore_ms", AF_NUM, AK_SHOW },
+	{ PFCWD_A_PORT_WARN_MS, "warn_ms", AF_NUM, AK_SHOW },
 	{ PFCWD_A_PORT_ACTION, "action", AF_ACTION, AK_SHOW },
 	{ PFCWD_A_PORT_PRIOS, "prios", AF_PRIOS, AK_SHOW },
 	{ PFCWD_A_PORT_STORM_LIMIT, "storm_limit", AF_NUM, AK_SHOW },
@@ -65,6 +66,8 @@ const struct attr_key prio_keys[] = {
 	{ PFCWD_A_PRIO_RESTORED, "restored", AF_NUM, AK_STATS | AK_EVENT },
 	{ PFCWD_A_PRIO_TX_STORMS, "tx_storms", AF_NUM, AK_STATS | AK_EVENT },
 	{ PFCWD_A_PRIO_SLOW_EVENTS, "slow_events", AF_NUM, AK_STATS | AK_EVENT },
+	{ PFCWD_A_PRIO_WARNINGS, "warnings", AF_NUM, AK_STATS | AK_EVENT },
+	{ PFCWD_A_PRIO_LAST_WARN_PAUSED_US, "last_warn_paused_us", AF_NUM, AK_STATS | AK_EVENT },
 	{ PFCWD_A_PRIO_RX_PAUSE, "rx_pause", AF_NUM, AK_STATS | AK_EVENT },
 	{ PFCWD_A_PRIO_TX_PAUSE, "tx_pause", AF_NUM, AK_STATS | AK_EVENT },
 	{ PFCWD_A_PRIO_TX_PACKETS, "tx_packets", AF_NUM, AK_STATS | AK_EVENT },
@@ -90,6 +93,7 @@ static const uint8_t port_size[PORT_ATTRS] = {
 	[PFCWD_A_PORT_ENABLED] = 1,
 	[PFCWD_A_PORT_DETECT_MS] = 4,
 	[PFCWD_A_PORT_RESTORE_MS] = 4,
+	[PFCWD_A_PORT_WARN_MS] = 4,
 	[PFCWD_A_PORT_ACTION] = 4,
 	[PFCWD_A_PORT_PRIOS] = 1,
 	[PFCWD_A_PORT_STORM_LIMIT] = 4,
@@ -124,6 +128,8 @@ static const uint8_t prio_size[PRIO_ATTRS] = {
 	[PFCWD_A_PRIO_LATCH] = 4,
 	[PFCWD_A_PRIO_ACTION] = 4,
 	[PFCWD_A_PRIO_DETECTED ... PFCWD_A_PRIO_EVENT_NS] = 8,
+	[PFCWD_A_PRIO_WARNINGS] = 8,
+	[PFCWD_A_PRIO_LAST_WARN_PAUSED_US] = 8,
 };
 
 /* A NUL-terminated string attribute into @buf; -EPROTO if malformed. */
@@ -296,6 +302,8 @@ const char *port_attr_name(uint16_t type)
 		return "detect";
 	case PFCWD_A_PORT_RESTORE_MS:
 		return "restore";
+	case PFCWD_A_PORT_WARN_MS:
+		return "warn";
 	case PFCWD_A_PORT_ACTION:
 		return "action";
 	case PFCWD_A_PORT_PRIOS:

@@ -20,6 +20,7 @@ void usage_set(FILE *f)
 		   "                        [ action { drop | forward | alert } ]\n"
 		   "                        [ prio LIST ] [ limit N ]\n"
 		   "                        [ device-action { auto | on | off } ]\n"
+		   "                        [ warn MS ]   (below detect; 0: off)\n"
 		   "LIST := PRIO[,PRIO...] | none   PRIO := 0-7 | A-B\n");
 }
 
@@ -78,7 +79,9 @@ int cmd_set(int argc, char **argv)
 {
 	char buf[GENL_BUF_SIZE], what[64];
 	uint32_t detect = 0, restore = 0, action = 0, limit = 0, dev_action = 0;
+	uint32_t warn = 0;
 	bool has_detect = false, has_restore = false, has_action = false;
+	bool has_warn = false;
 	bool has_limit = false, has_prios = false, has_enabled = false;
 	bool has_dev_action = false;
 	const char *dev = NULL, *s;
@@ -101,6 +104,9 @@ int cmd_set(int argc, char **argv)
 		} else if (matches(*argv, "restore")) {
 			restore = arg_ms(&argc, &argv, "restore", "restoration time");
 			has_restore = true;
+		} else if (matches(*argv, "warn")) {
+			warn = arg_ms(&argc, &argv, "warn", "warning time");
+			has_warn = true;
 		} else if (matches(*argv, "action")) {
 			s = next_arg(&argc, &argv, "action");
 			if (parse_action(s, &action))
@@ -128,7 +134,7 @@ int cmd_set(int argc, char **argv)
 	}
 	need_dev(dev, "set");
 	if (!has_enabled && !has_detect && !has_restore && !has_action &&
-	    !has_prios && !has_limit && !has_dev_action)
+	    !has_prios && !has_limit && !has_dev_action && !has_warn)
 		usage_error("set: nothing to change on %s", dev);
 
 	if (genl_open(&g)) {
@@ -143,6 +149,8 @@ int cmd_set(int argc, char **argv)
 		mnl_attr_put_u32(req, PFCWD_A_PORT_DETECT_MS, detect);
 	if (has_restore)
 		mnl_attr_put_u32(req, PFCWD_A_PORT_RESTORE_MS, restore);
+	if (has_warn)
+		mnl_attr_put_u32(req, PFCWD_A_PORT_WARN_MS, warn);
 	if (has_action)
 		mnl_attr_put_u32(req, PFCWD_A_PORT_ACTION, action);
 	if (has_prios)

@@ -258,6 +258,9 @@ static void show_human(const struct port_info *pi)
 		printf(" action %s", action_name(pi->v[PFCWD_A_PORT_ACTION]));
 	show_prios(pi, PFCWD_A_PORT_PRIOS, "prio");
 	show_num(pi, PFCWD_A_PORT_STORM_LIMIT, " limit %llu");
+	/* Off is the default, and reads like no word at all. */
+	if (pi->v[PFCWD_A_PORT_WARN_MS])
+		show_num(pi, PFCWD_A_PORT_WARN_MS, " warn %llums");
 	printf("\n   ");
 	show_prios(pi, PFCWD_A_PORT_STORMED, "stormed");
 	show_prios(pi, PFCWD_A_PORT_PFC_EN, "pfc_en");
@@ -294,22 +297,23 @@ static void num_cell(const struct prio_info *pr, unsigned int type,
 		snprintf(buf, size, "-");
 }
 
-#define MAIN_COLS 11
+#define MAIN_COLS 12
 #define LAST_COLS 10
-#define MAX_COLS 11	/* the larger */
+#define MAX_COLS 12	/* the larger */
 
 static void stats_human(const struct port_info *pi, uint64_t now)
 {
 	static const char *const main_heads[MAIN_COLS] = {
 		"prio", "state", "storms", "restored", "tx ok", "tx drop",
 		"tx fwd", "rx ok", "rx drop", "rx pause", "tx pause",
+		"warnings",
 	};
 	static const unsigned int main_attrs[MAIN_COLS] = {
 		0, 0, PFCWD_A_PRIO_DETECTED, PFCWD_A_PRIO_RESTORED,
 		PFCWD_A_PRIO_TX_PACKETS, PFCWD_A_PRIO_TX_DROPPED,
 		PFCWD_A_PRIO_TX_FORWARDED, PFCWD_A_PRIO_RX_PACKETS,
 		PFCWD_A_PRIO_RX_DROPPED, PFCWD_A_PRIO_RX_PAUSE,
-		PFCWD_A_PRIO_TX_PAUSE,
+		PFCWD_A_PRIO_TX_PAUSE, PFCWD_A_PRIO_WARNINGS,
 	};
 	static const char *const last_heads[LAST_COLS] = {
 		"prio", "paused", "lasted", "tx drop", "rx drop", "tx fwd",
@@ -323,7 +327,7 @@ static void stats_human(const struct port_info *pi, uint64_t now)
 
 	for (c = 0; c < MAX_COLS; c++)
 		row[c] = cells[c];
-	t = table_new(MAIN_COLS, main_heads, "llrrrrrrrrr");
+	t = table_new(MAIN_COLS, main_heads, "llrrrrrrrrrr");
 	last = table_new(LAST_COLS, last_heads, "lrrrrrrrrr");
 	for (p = 0; p < PFCWD_NUM_PRIO; p++) {
 		const struct prio_info *pr = &pi->prio[p];

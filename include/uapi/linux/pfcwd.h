@@ -24,6 +24,13 @@
 #define PFCWD_TIME_MS_MIN	1
 #define PFCWD_TIME_MS_MAX	60000
 
+/*
+ * The warning time: 0 (off, the default) or 1 ms to below T0, so at most
+ * PFCWD_TIME_MS_MAX - 1.  A port's for now; a per-priority one would be
+ * an attribute of the "prio" nest overriding it, as T0 and T1 would.
+ */
+#define PFCWD_WARN_MS_MAX	(PFCWD_TIME_MS_MAX - 1)
+
 /* Largest storm limit (storms within the window that latch). */
 #define PFCWD_STORM_LIMIT_MAX	16
 
@@ -85,6 +92,7 @@ enum {
 	TCA_PFCWD_RESTORE,	/* u32: T1, ms */
 	TCA_PFCWD_ACTION,	/* u32: enum pfcwd_action */
 	TCA_PFCWD_LOSSLESS,	/* u8: bitmask of watched priorities */
+	TCA_PFCWD_WARN,		/* u32: warning time, ms; 0 = off, < T0 */
 	__TCA_PFCWD_MAX
 };
 
@@ -154,6 +162,7 @@ enum {
 	PFCWD_A_PORT_NIC_STORM_WARNINGS,	/* u64: its warning events */
 	PFCWD_A_PORT_NIC_STORM_ERRORS,	/* u64: its error events (stops) */
 	PFCWD_A_PORT_RESTORE_LATE_US,	/* u32: bound on restoration lateness */
+	PFCWD_A_PORT_WARN_MS,		/* u32: warning time; 0 = off, < T0 */
 	__PFCWD_A_PORT_CNT
 };
 
@@ -191,6 +200,9 @@ enum {
 	PFCWD_A_PRIO_LAST_RESTORED_NS,	/* u64: time of the last restoration */
 	PFCWD_A_PRIO_EVENT_NS,		/* u64: events: when it happened */
 	PFCWD_A_PRIO_PAD,
+	/* Added after PAD, so that no earlier number changed. */
+	PFCWD_A_PRIO_WARNINGS,		/* u64: storm warnings */
+	PFCWD_A_PRIO_LAST_WARN_PAUSED_US,	/* u64: paused for, when warned */
 	__PFCWD_A_PRIO_CNT
 };
 
@@ -206,6 +218,7 @@ enum {
 	PFCWD_CMD_STORM_RESTORED,	/* notification */
 	PFCWD_CMD_TX_STORM,		/* notification */
 	PFCWD_CMD_SLOW_RECEIVER,	/* notification */
+	PFCWD_CMD_STORM_WARNING,	/* notification */
 	__PFCWD_CMD_CNT
 };
 

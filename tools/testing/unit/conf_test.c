@@ -86,6 +86,29 @@ static void test_merge(void)
 	conf_free(&c);
 }
 
+/* warn: a setting of its own, 0 (off) included, merged as the others. */
+static void test_warn(void)
+{
+	struct conf c;
+	struct conf_set s;
+	int ok;
+
+	ok = !parse("dev * detect 500 warn 100\n"
+		    "dev eth1 warn 0\n"
+		    "dev eth2 warn 250ms detect 300\n", &c);
+	tap_ok(ok && c.n == 3, "warn is read: three rules");
+	conf_resolve(&c, "eth0", &s, NULL);
+	tap_ok((s.has & CONF_HAS_WARN) && s.warn_ms == 100 && s.detect_ms == 500,
+	       "warn 100 with detect 500");
+	conf_resolve(&c, "eth1", &s, NULL);
+	tap_ok((s.has & CONF_HAS_WARN) && s.warn_ms == 0,
+	       "warn 0 (off) is a setting, overriding the earlier rule");
+	conf_resolve(&c, "eth2", &s, NULL);
+	tap_ok(s.warn_ms == 250 && s.detect_ms == 300,
+	       "warn 250ms before detect on the same line: below it, accepted");
+	conf_free(&c);
+}
+
 static const struct {
 	const char *text;
 	const char *err;	/* the whole message */
@@ -129,7 +152,19 @@ static const struct {
 	  "t.conf:1: qdisc \"limit\" given twice" },
 	{ "dev eth0 qdisc pfcwd lossless 3\n",
 	  "t.conf:1: \"lossless\" after \"qdisc pfcwd\": the watchdog's settings are the port's; "
-	  "write detect, restore, action and prio before \"qdisc\"" },
+	  "write detect, restore, warn, action and prio before \"qdisc\"" },
+	{ "dev eth0 warn 60000\n",
+	  "t.conf:1: bad warn \"60000\": expected 0 (off) to 59999 ms, below detect" },
+	{ "dev eth0 warn soon\n",
+	  "t.conf:1: bad warn \"soon\": expected 0 (off) to 59999 ms, below detect" },
+	{ "dev eth0 detect 100 warn 100\n",
+	  "t.conf:1: warn 100 ms is not below detect 100 ms (T0)" },
+	{ "dev eth0 warn 300 detect 200\n",
+	  "t.conf:1: warn 300 ms is not below detect 200 ms (T0)" },
+	{ "dev eth0 warn 1 warn 2\n", "t.conf:1: \"warn\" given twice" },
+	{ "dev eth0 qdisc pfcwd warn 3\n",
+	  "t.conf:1: \"warn\" after \"qdisc pfcwd\": the watchdog's settings are the port's; "
+	  "write detect, restore, warn, action and prio before \"qdisc\"" },
 	{ "dev eth0 qdisc pfcwd quantum 3\n",
 	  "t.conf:1: unknown qdisc option \"quantum\": the qdisc takes only \"limit PACKETS\"" },
 	{ "dev eth0 on \\\n",
@@ -181,9 +216,10 @@ static void test_nul_and_long(void)
 
 int main(void)
 {
-	tap_plan(4 + 6 + (int)ARRAY_SIZE(bad) + 2);
+	tap_plan(4 + 6 + 4 + (int)ARRAY_SIZE(bad) + 2);
 	test_full_line();
 	test_merge();
+	test_warn();
 	test_bad();
 	test_nul_and_long();
 	return tap_done();

@@ -11,7 +11,7 @@
 #include "../../../pfcwd/storm.h"
 #include "tap.h"
 
-#define N_TESTS		(272 + 36 + 4 + 6 + 9 + 1 + 20 + 19 + 2 + 4)
+#define N_TESTS		(272 + 36 + 4 + 6 + 9 + 1 + 20 + 19 + 2 + 4 + 13 + 10)
 
 #define US(n)		((u64)(n) * 1000ULL)
 #define MS(n)		((u64)(n) * PFCWD_NSEC_PER_MSEC)
@@ -2561,6 +2561,244 @@ static void test_published_sparse_reads(void)
 	       (long long)(sm.xoff_last - end) / 1000000LL);
 }
 
+/*
+ * Warn, then act (storm.h): a pause that lasts the warning time raises
+ * PFCWD_EV_WARNING once per episode and nothing else; one that goes on is
+ * detected at T0 as without it.  T0 200 ms, warn 50 ms unless said.
+ */
+static struct pfcwd_storm_config cfg_warn(u64 warn)
+{
+	struct pfcwd_storm_config cfg = cfg_base;
+
+	cfg.warn_ns = warn;
+	return cfg;
+}
+
+static void test_warn_counters(void)
+{
+	struct pfcwd_storm_config cfg = cfg_warn(MS(50));
+	u64 ts = BASE + TICK, end;
+	struct sim x;
+
+	/* Counters every tick: the warning at 50 ms, the storm at 200. */
+	sim_init(&x, &cfg, 0);
+	x.xoff = 1;
+	sim_run(&x, ts + MS(50) - TICK, false);
+	tap_ok(!x.nev && deadline(&x) == ts + MS(50) && busy(&x),
+	       "warn: paused 49 ms, nothing yet, deadline at the warning time");
+	sim_until(&x, SEC(1));
+	tap_ok(x.nev == 1 && x.ev_first == PFCWD_EV_WARNING &&
+	       x.ev_at == ts + MS(50) && x.sm.stats.warnings == 1 &&
+	       x.sm.stats.last_warn_paused_ns == MS(50) &&
+	       x.sm.stats.last_warned_at == ts + MS(50) &&
+	       in_state(&x, PFCWD_OPERATIONAL, PFCWD_LATCH_NONE) &&
+	       !x.sm.stats.detected,
+	       "warn: warning at 50 ms of pause, only that, still operational");
+	tap_ok(deadline(&x) == ts + MS(200),
+	       "warn: once given, the deadline is T0 again");
+	sim_clear(&x);
+	sim_until(&x, SEC(1));
+	tap_ok(x.nev == 1 && x.ev_first == PFCWD_EV_DETECTED &&
+	       x.ev_at == ts + MS(200) && x.sm.stats.warnings == 1 &&
+	       x.sm.stats.last_paused_ns == MS(200),
+	       "warn: then detection at T0, no second warning");
+	sim_clear(&x);
+	x.xoff = 0;
+	sim_until(&x, SEC(1));
+	tap_ok(x.ev_first == PFCWD_EV_RESTORED,
+	       "warn: restored as usual");
+	/* A new storm after the restoration: a new episode, a new warning. */
+	sim_for(&x, MS(50));
+	x.xoff = 1;
+	sim_clear(&x);
+	sim_for(&x, MS(300));
+	tap_ok(x.nev == 2 && x.ev_first == PFCWD_EV_WARNING &&
+	       x.evs == (PFCWD_EV_WARNING | PFCWD_EV_DETECTED) &&
+	       x.sm.stats.warnings == 2 && x.sm.stats.detected == 2,
+	       "warn: the next storm is warned about again, then detected");
+
+	/* A pause of 120 ms: one warning, no detection, ever. */
+	sim_init(&x, &cfg, 0);
+	x.xoff = 1;
+	sim_for(&x, MS(120));
+	x.xoff = 0;
+	sim_for(&x, SEC(2));
+	tap_ok(x.nev == 1 && x.evs == PFCWD_EV_WARNING &&
+	       x.sm.stats.warnings == 1 && !x.sm.stats.detected &&
+	       in_state(&x, PFCWD_OPERATIONAL, PFCWD_LATCH_NONE) && !busy(&x) &&
+	       deadline(&x) == PFCWD_U64_MAX,
+	       "warn: a pause that ends before T0: the warning, nothing more");
+
+	/* A long pause with T0 far away: one warning, not one per sample. */
+	cfg.detect_ns = SEC(10);
+	sim_init(&x, &cfg, 0);
+	x.xoff = 1;
+	sim_for(&x, SEC(3));
+	tap_ok(x.nev == 1 && x.sm.stats.warnings == 1,
+	       "warn: 3000 samples of one pause, one warning (%u)", x.nev);
+	/* A gap longer than the hold time: a new episode, a new warning. */
+	x.xoff = 0;
+	sim_for(&x, MS(20));
+	x.xoff = 1;
+	end = x.s.now;
+	sim_clear(&x);
+	sim_for(&x, MS(100));
+	tap_ok(x.nev == 1 && x.ev_first == PFCWD_EV_WARNING &&
+	       x.ev_at == end + TICK + MS(50) && x.sm.stats.warnings == 2,
+	       "warn: the next episode after a gap is warned about once");
+
+	/* Off, or not below T0: no warning; detection unchanged. */
+	cfg = cfg_warn(0);
+	sim_init(&x, &cfg, 0);
+	x.xoff = 1;
+	sim_until(&x, SEC(1));
+	tap_ok(x.nev == 1 && x.ev_first == PFCWD_EV_DETECTED &&
+	       x.ev_at == ts + MS(200) && !x.sm.stats.warnings,
+	       "warn 0 (off): no warning, detection at T0");
+	cfg = cfg_warn(MS(200));
+	sim_init(&x, &cfg, 0);
+	x.xoff = 1;
+	sim_for(&x, MS(150));
+	tap_ok(!x.nev && deadline(&x) == ts + MS(200),
+	       "warn = T0: ignored, the deadline is T0's");
+	sim_until(&x, SEC(1));
+	tap_ok(x.ev_first == PFCWD_EV_DETECTED && !x.sm.stats.warnings,
+	       "warn = T0: detection alone");
+
+	/* A late sample past T0: the warning comes with the detection. */
+	cfg = cfg_warn(MS(50));
+	sim_init(&x, &cfg, 0);
+	x.xoff = 1;
+	sim_step(&x, ts);
+	x.xoff = 40;
+	sim_step(&x, ts + MS(40));
+	x.xoff = 250;
+	sim_step(&x, ts + MS(250));
+	tap_ok(x.evs == (PFCWD_EV_WARNING | PFCWD_EV_DETECTED) && x.nev == 1 &&
+	       x.sm.stats.warnings == 1 && x.sm.stats.last_warn_paused_ns == MS(250),
+	       "warn: a late sample past T0 returns warning and detection together");
+
+	/* Clearing the stats clears the count; the episode stays warned. */
+	pfcwd_storm_clear_stats(&x.sm);
+	tap_ok(!x.sm.stats.warnings && !x.sm.stats.last_warned_at,
+	       "warn: stats clear zeroes the warnings");
+}
+
+/* The warning from every other source the machine knows. */
+static void test_warn_sources(void)
+{
+	struct pfcwd_storm_config cfg = cfg_warn(MS(50));
+	u64 since = BASE + US(300), now;
+	struct sim x;
+	struct pub p;
+	bool ok = true, ok2 = true;
+	int i;
+
+	/* Exact pause state: from pause_since. */
+	sim_init(&x, &cfg, PFCWD_SAMPLE_RX | PFCWD_SAMPLE_PAUSE);
+	x.xoff = 1;
+	for (now = BASE + TICK; now <= since + MS(100); now += TICK) {
+		pause_at(&x, since, now - US(700), now - US(100));
+		sim_step(&x, now);
+	}
+	tap_ok(x.nev == 1 && x.ev_first == PFCWD_EV_WARNING &&
+	       x.ev_at == BASE + MS(51) && x.sm.stats.last_warn_paused_ns ==
+	       BASE + MS(51) - since,
+	       "warn, exact pause: at the first sample 50 ms after pause_since");
+	/* XON ends it; a new pause is a new episode. */
+	x.xoff = 0;
+	pause_at(&x, 0, 0, 0);
+	sim_step(&x, now);
+	since = now + US(500);
+	x.xoff = 1;
+	sim_clear(&x);
+	for (now += TICK; now <= since + MS(300); now += TICK) {
+		pause_at(&x, since, now - US(700), now - US(100));
+		sim_step(&x, now);
+	}
+	tap_ok(x.nev == 2 && x.ev_first == PFCWD_EV_WARNING &&
+	       x.evs == (PFCWD_EV_WARNING | PFCWD_EV_DETECTED) &&
+	       x.sm.stats.warnings == 2,
+	       "warn, exact pause: the next pause warned, then detected");
+
+	/* Pause duration counter: paused throughout. */
+	sim_init(&x, &cfg, PFCWD_SAMPLE_RX | PFCWD_SAMPLE_DURATION);
+	x.dur = TICK;
+	sim_for(&x, MS(100));
+	x.dur = 0;
+	sim_for(&x, SEC(1));
+	tap_ok(x.nev == 1 && x.ev_first == PFCWD_EV_WARNING &&
+	       x.ev_at == BASE + MS(50) && !x.sm.stats.detected,
+	       "warn, pause duration: 100 ms paused, warned at 50, no storm");
+
+	/* Transmit stall, no counters: the stall is the pause. */
+	cfg.stall_only = true;
+	sim_init(&x, &cfg, PFCWD_SAMPLE_RX | PFCWD_SAMPLE_STALL);
+	sim_for(&x, MS(10));
+	since = x.s.now - MS(3);
+	x.s.stall_since = since;
+	sim_until(&x, SEC(1));
+	tap_ok(x.ev_first == PFCWD_EV_WARNING && x.ev_at == since + MS(50),
+	       "warn, stall only: 50 ms after the queues stopped");
+	sim_clear(&x);
+	sim_until(&x, SEC(1));
+	tap_ok(x.ev_first == PFCWD_EV_DETECTED && x.ev_at == since + MS(200) &&
+	       x.sm.stats.warnings == 1,
+	       "warn, stall only: then detected at T0");
+
+	/* Stall with published counters, every read stale. */
+	cfg.stall_only = false;
+	cfg.refresh_ns = SEC(1);
+	cfg.refresh_window_ns = MS(127);
+	sim_init(&x, &cfg, PFCWD_SAMPLE_RX | PFCWD_SAMPLE_STALL);
+	x.s.valid |= PFCWD_SAMPLE_STALE;
+	sim_for(&x, MS(50));
+	since = x.s.now;
+	x.s.stall_since = since;
+	sim_until(&x, SEC(1));
+	tap_ok(x.ev_first == PFCWD_EV_WARNING && x.ev_at == since + MS(50),
+	       "warn, stall with published counters: on stale reads, 50 ms after it began");
+	sim_clear(&x);
+	sim_until(&x, SEC(1));
+	tap_ok(x.ev_first == PFCWD_EV_DETECTED && x.ev_at == since + MS(200) &&
+	       x.sm.stats.warnings == 1,
+	       "warn, stall with published counters: then detected at T0");
+
+	/*
+	 * Published counters (R 100 ms, T0 1 s, warn 300 ms), read every
+	 * tick, stale between publications: a 600 ms pause is warned about
+	 * once, between warn and warn + R + tick after it began, and not
+	 * detected; a 3 s storm is warned about once, then detected.
+	 */
+	for (i = 0; i < 20; i++) {
+		u64 w;
+
+		pub_init(&p, MS(100), SEC(1), MS(200));
+		p.x.cfg.warn_ns = MS(300);
+		p.on = BASE + rng_between(1, 200) * TICK;
+		p.off = p.on + MS(600);
+		pub_until(&p, p.off + SEC(2));
+		w = p.x.sm.stats.last_warned_at;
+		ok &= p.x.nev == 1 && p.x.evs == PFCWD_EV_WARNING &&
+		      p.x.sm.stats.warnings == 1 && !p.x.sm.stats.detected &&
+		      w >= p.on + MS(300) && w <= p.on + MS(400) + TICK;
+
+		pub_init(&p, MS(100), SEC(1), MS(200));
+		p.x.cfg.warn_ns = MS(300);
+		p.on = BASE + rng_between(1, 200) * TICK;
+		p.off = p.on + SEC(3);
+		pub_until(&p, p.off + SEC(2));
+		ok2 &= p.x.ev_first == PFCWD_EV_WARNING &&
+		       p.x.sm.stats.warnings == 1 && p.x.sm.stats.detected == 1 &&
+		       p.x.sm.stats.restored == 1 &&
+		       p.x.sm.stats.last_warned_at < p.x.sm.stats.last_detected_at;
+	}
+	tap_ok(ok,
+	       "warn, published every 100 ms: a 600 ms pause warned once within [warn, warn + R], no storm (20 phases)");
+	tap_ok(ok2,
+	       "warn, published every 100 ms: a 3 s storm warned once, then detected and restored (20 phases)");
+}
+
 int main(void)
 {
 	/* T0, T1: the default, a short one, and T1 != T0 to tell them apart */
@@ -2620,5 +2858,7 @@ int main(void)
 	test_published_schedule(MS(40), false);
 	test_published_schedule(0, true);
 	test_published_schedule(MS(40), true);
+	test_warn_counters();
+	test_warn_sources();
 	return tap_done();
 }

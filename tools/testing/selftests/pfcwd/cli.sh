@@ -582,6 +582,103 @@ test_effective_bounds() {
 	return 0
 }
 
+# Warn, then act: "warn MS" through the command.  A pause longer than the
+# warning time but shorter than T0 is one storm-warning event, one warning
+# counted and logged, and no storm; a storm longer than T0 warns, then is
+# detected.  T0 1 s, warn 100 ms: a 300 ms pause has 700 ms of margin for
+# the VM's scheduling.  Bad values are refused and change nothing.
+test_warn() {
+	reset_all
+	qdisc_port sw1
+	local grp pj ph j before n
+
+	"$PFCWD" set dev sw1 detect 1000 restore 100 warn 100 || fail "set warn"
+	expect_eq "$(show_val sw1 '[.warn_ms, .detect_ms] | tostring')/$(knob sw1 warning_time_ms)" \
+		'[100,1000]/100' "warn in show -j and sysfs"
+	"$PFCWD" show dev sw1 | grep -qE '^sw1: on detect 1000ms restore 100ms action drop prio 3,4 limit 0 warn 100ms$' ||
+		fail "human show: $("$PFCWD" show dev sw1)"
+
+	before=$(snapshot)
+	expect_cli 1 '^Error: set dev sw1: pfcwd: warning time must be below the detection time \(T0\), or 0 \(off\) \(Invalid argument\)$' \
+		set dev sw1 warn 1000
+	expect_cli 1 'pfcwd: warning time must be below the detection time' set dev sw1 detect 50 warn 50
+	expect_cli 1 'pfcwd: detection time \(T0\) must be above the warning time' set dev sw1 detect 100
+	expect_cli 1 'integer out of range .*attribute warn' set dev sw1 warn 60000
+	expect_cli 2 'bad warning time "abc": expected milliseconds' set dev sw1 warn abc
+	expect_cli 2 'bad warning time "-1"' set dev sw1 warn -1 detect 300
+	expect_cli 2 '"warn" needs a value' set dev sw1 warn
+	for n in 1000 5000 abc -1 1.5 ""; do
+		echo "$n" > /sys/class/net/sw1/pfcwd/warning_time_ms 2>/dev/null &&
+			fail "sysfs warning_time_ms accepted '$n'"
+	done
+	echo 100 > /sys/class/net/sw1/pfcwd/detection_time_ms 2>/dev/null &&
+		fail "sysfs detection_time_ms accepted T0 = warn"
+	printf 'dev sw1 detect 100 warn 100\n' > /tmp/warn.conf
+	expect_cli 1 '/tmp/warn.conf:1: warn 100 ms is not below detect 100 ms \(T0\)' apply -f /tmp/warn.conf
+	expect_eq "$(snapshot)" "$before" "nothing changed by the refused requests"
+
+	grp=$(($(events_group)))
+	"$PFCWD" -j monitor dev sw1 count 4 > /tmp/warn.json 2>&1 &
+	pj=$!
+	"$PFCWD" monitor dev sw1 count 1 > /tmp/warn.txt 2>&1 &
+	ph=$!
+	wait_subscribed $pj "$grp"
+	wait_subscribed $ph "$grp"
+
+	# 300 ms of pause: warned, not a storm.
+	sim sw1 rx_storm 3
+	sleep 0.3
+	sim sw1 rx_storm ""
+	wait_exit $ph 10 || fail "monitor: $(cat /tmp/warn.txt)"
+	cat /tmp/warn.txt
+	grep -qE '^[0-9-]+ [0-9:.]+ sw1 prio 3: PFC storm warning, no action \(paused 1[0-9.]+ ms, warnings 1\)$' \
+		/tmp/warn.txt || fail "human warning line"
+	sleep 1		# T0 after the pause began has passed
+	j=$("$PFCWD" -j stats dev sw1)
+	expect_eq "$(echo "$j" | jq -c '.[0].prio[3] | [.warnings, .detected, .state]')" \
+		'[1,0,"operational"]' "one warning, no storm"
+	echo "$j" | jq -e '.[0].prio[3].last_warn_paused_us | . >= 100000 and . < 1000000' >/dev/null ||
+		fail "paused at the warning: $(echo "$j" | jq -c '.[0].prio[3]')"
+	expect_eq "$(pstat sw1 3 warnings)" 1 "debugfs warnings"
+	"$PFCWD" stats dev sw1 | grep -qE '^  3 +operational +0 +0( +[0-9-]+){7} +1 *$' ||
+		fail "human stats: $("$PFCWD" stats dev sw1)"
+	"$PFCWD" metrics | grep -qx 'pfcwd_storm_warnings_total{dev="sw1",prio="3"} 1' ||
+		fail "metrics: $("$PFCWD" metrics | grep warn)"
+	"$PFCWD" metrics | grep -qx 'pfcwd_port_warning_time_seconds{dev="sw1"} 0.100' ||
+		fail "metrics: warning time"
+	n=$(klog | grep -cE 'pfcwd: sw1 prio 3: PFC storm warning, no action \(paused 1[0-9]{2} ms, T0 1000 ms\)')
+	expect_eq "$n" 1 "warning log lines"
+
+	# A storm: warned, then detected, once each.
+	sim sw1 rx_storm 3
+	cli_wait sw1 3 state stormed 5
+	sim sw1 rx_storm ""
+	cli_wait sw1 3 state operational 5
+	wait_exit $pj 10 || fail "monitor -j: $(cat /tmp/warn.json)"
+	cat /tmp/warn.json
+	expect_eq "$(jq -r .event /tmp/warn.json | paste -sd' ')" \
+		"storm-warning storm-warning storm-detected storm-restored" "the events"
+	expect_eq "$(sed -n 1p /tmp/warn.json | jq -c '[.ifname, .prio, .state, .warnings, .detected]')" \
+		'["sw1",3,"operational",1,0]' "the first warning"
+	expect_eq "$(sed -n 3p /tmp/warn.json | jq -c '[.state, .warnings, .detected]')" \
+		'["stormed",2,1]' "detected after the second warning"
+	jq -s -e '.[1].event_ns < .[2].event_ns and .[2].last_paused_us >= 1000000' /tmp/warn.json >/dev/null ||
+		fail "warning before detection"
+	n=$(klog | grep -c 'pfcwd: sw1 prio 3: PFC storm warning')
+	expect_eq "$n" 2 "warning log lines after the storm"
+
+	# apply sets it (and says so once); stats clear zeroes the count.
+	printf 'dev sw1 warn 150\n' > /tmp/warn.conf
+	expect_eq "$("$PFCWD" apply -f /tmp/warn.conf)" "sw1: warn 100 -> 150" "apply"
+	expect_eq "$("$PFCWD" apply -f /tmp/warn.conf)" "" "apply again"
+	"$PFCWD" set dev sw1 warn 0 || fail "warn 0"
+	expect_eq "$(knob sw1 warning_time_ms)" 0 "off"
+	"$PFCWD" show dev sw1 | grep -q ' warn ' && fail "warn shown while off"
+	"$PFCWD" stats clear dev sw1 || fail "stats clear"
+	expect_eq "$(prio_val sw1 3 warnings)" 0 "warnings cleared"
+	rm -f /tmp/warn.json /tmp/warn.txt /tmp/warn.conf
+}
+
 test_headroom() {
 	local j
 	# DESIGN section 1, worked example.
@@ -616,6 +713,7 @@ TESTS=(
 	"test_clear_all	cli: stats clear of one port and of all"
 	"test_restore_latched	cli: restore of storm-limit and tx-storm latches"
 	"test_monitor	cli: monitor (JSON and text) gets storm events with the right fields and times"
+	"test_warn	cli: warn MS: one storm-warning for a pause shorter than T0, warning then detection for a storm; bad values refused"
 	"test_bad_usage	cli: bad command lines exit 2 (1 for unknown devices) with a message, change nothing"
 	"test_kernel_errors	cli: the kernel's extack messages are printed, exit 1, nothing changed"
 	"test_unprivileged	cli: without CAP_NET_ADMIN show/stats work, set/clear/restore and sysfs writes get EPERM"

@@ -93,7 +93,7 @@ PORT_TYPES = {'ifindex': 'u32', 'ifname': 'str', 'enabled': 'u8',
               'setpfc_errors': 'u64', 'profile': 'str', 'refresh_ms': 'u32',
               'refresh_learnt': 'u8', 'reads': 'u64', 'forced_reads': 'u64',
               'read_errors': 'u64', 'read_rate': 'u32',
-              'restore_late_us': 'u32'}
+              'restore_late_us': 'u32', 'warn_ms': 'u32'}
 
 
 def attr(t, payload):

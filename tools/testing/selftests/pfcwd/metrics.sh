@@ -168,7 +168,7 @@ test_metrics_storm() {
 	expect_eq "$(mval "$m" 'pfcwd_prio_state{dev="sw1",prio="3",state="operational"}')" 1 "operational"
 	expect_eq "$(mval "$m" 'pfcwd_storms_detected_total{dev="sw1",prio="3"}')" 0 "no storm yet"
 	# Every per-priority counter of the dump, for all 8 priorities of both.
-	for s in storms_detected storms_restored tx_storms slow_receiver_events \
+	for s in storms_detected storms_restored tx_storms slow_receiver_events storm_warnings \
 		 rx_pause_frames tx_pause_frames tx_packets rx_packets \
 		 tx_dropped_packets rx_dropped_packets tx_forwarded_packets; do
 		expect_eq "$(printf '%s\n' "$m" | grep -c "^pfcwd_${s}_total{dev=\"sw[12]\",prio=\"[0-7]\"} [0-9]*$")" \

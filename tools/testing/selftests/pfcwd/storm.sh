@@ -362,6 +362,13 @@ test_sysfs_bad_writes() {
 	restoration_time_ms 0
 	restoration_time_ms 99999999999
 	restoration_time_ms x
+	warning_time_ms 200
+	warning_time_ms 60000
+	warning_time_ms -1
+	warning_time_ms abc
+	warning_time_ms 1.5
+	warning_time_ms 10 20
+	warning_time_ms 
 	action dropx
 	action DROP
 	action 
@@ -390,7 +397,8 @@ test_sysfs_bad_writes() {
 	set_knob sw1 priorities 0-7
 	expect_eq "$(knob sw1 priorities)" "0,1,2,3,4,5,6,7" "a range is listed in full"
 	# Every knob takes its full range.
-	for kv in "detection_time_ms 1" "detection_time_ms 60000" "restoration_time_ms 1" \
+	for kv in "detection_time_ms 1" "detection_time_ms 60000" "warning_time_ms 59999" \
+		  "warning_time_ms 1" "warning_time_ms 0" "restoration_time_ms 1" \
 		  "restoration_time_ms 60000" "action forward" "action alert" "action drop" \
 		  "priorities 0,1,2,3,4,5,6,7" "priorities " "priorities 3,4" "storm_limit 16" \
 		  "storm_limit 0" "enabled 0" "enabled 1" "device_action on" \
@@ -399,6 +407,14 @@ test_sysfs_bad_writes() {
 		set_knob sw1 "$1" "${2:-}"
 		expect_eq "$(knob sw1 "$1")" "${2:-}" "$1 read back"
 	done
+	# T0 may not go down to the warning time.
+	set_knob sw1 detection_time_ms 300
+	set_knob sw1 warning_time_ms 299
+	for v in 299 1; do
+		echo $v > /sys/class/net/sw1/pfcwd/detection_time_ms 2>/dev/null &&
+			fail "detection_time_ms $v accepted with warning_time_ms 299"
+	done
+	expect_eq "$(knob sw1 detection_time_ms)/$(knob sw1 warning_time_ms)" 300/299 "after refused T0"
 	return 0
 }
 

@@ -143,6 +143,22 @@ test_change() {
 	expect_eq "$(dump_cfg to0)" \
 		"handle 1: limit 12 detect 444 restore 5 action 2 lossless 0x44" \
 		"dump after sysfs writes"
+	# warn: the port's too; below detect (444 now), or refused whole.
+	ptc qdisc change dev to0 root handle 1: pfcwd warn 100 || fail "change warn"
+	expect_eq "$(knob to0 warning_time_ms)/$(qopt to0 warn)" 100/100ms "warn set and printed"
+	expect_eq "$(ptc -j qdisc show dev to0 | jq '.[0].options.warn_ms')" 100 "warn_ms in JSON"
+	ptc qdisc change dev to0 root handle 1: pfcwd warn 444 restore 9 2>/dev/null &&
+		fail "warn = detect accepted"
+	ptc qdisc change dev to0 root handle 1: pfcwd detect 100 2>/dev/null &&
+		fail "detect = warn accepted"
+	ptc qdisc change dev to0 root handle 1: pfcwd warn 60000 2>/dev/null &&
+		fail "warn 60000 accepted"
+	ptc qdisc change dev to0 root handle 1: pfcwd warn soon 2>/dev/null &&
+		fail "warn soon accepted"
+	expect_eq "$(knob to0 warning_time_ms)/$(knob to0 detection_time_ms)/$(knob to0 restoration_time_ms)" \
+		100/444/5 "nothing changed by the refused changes"
+	ptc qdisc change dev to0 root handle 1: pfcwd warn 0 || fail "warn 0"
+	expect_eq "$(qopt to0 warn)" "" "warn off: not printed"
 	# Options of a second qdisc on the same device apply to the same port.
 	ptc qdisc replace dev to0 root handle 2: pfcwd detect 33 || fail "replace"
 	expect_eq "$(sysfs_cfg to0)" \
@@ -315,6 +331,8 @@ test_kernel_errors() {
 	local lim="pfcwd: bad limit: a u32 of 1-1048576 (packets per band)"
 	local los="pfcwd: bad lossless: a u8 bitmask of priorities"
 	local unk="pfcwd: unknown option (attribute type not in TCA_PFCWD_*)"
+	local wrn="pfcwd: bad warn: a u32 of 0-59999 (ms; 0 = off)"
+	local wt0="pfcwd: warning time must be below the detection time (T0), or 0 (off)"
 
 	setup to0
 	python3 -S "$TC_NL" add to0 handle 1 detect 150 restore 250 action 1 lossless 0x18 limit 77 ||
@@ -333,7 +351,11 @@ test_kernel_errors() {
 	expect_nl_error $r "$act" $c action 0x80000000
 	expect_nl_error $r "$lim" $c limit 0
 	expect_nl_error $r "$lim" $c limit 0x100001
-	expect_nl_error $e "$unk" $c attr 6:00000000
+	expect_nl_error $e "$unk" $c attr 7:00000000
+	expect_nl_error $r "$wrn" $c attr 6:60ea0000
+	expect_nl_error $e "$wrn" $c attr 6:6400
+	expect_nl_error $e "$wt0" $c attr 6:96000000
+	expect_nl_error $e "$wt0" $c detect 100 attr 6:64000000
 	expect_nl_error $e "$unk" $c attr 99:01
 	expect_nl_error $e "$unk" $c attr 0:00000000
 	expect_nl_error $e "$det" $c attr 2:6400

@@ -108,6 +108,7 @@ check_port_vs_sysfs() {
 		"[$(knob "$dev" enabled),$(knob "$dev" detection_time_ms),$(knob "$dev" restoration_time_ms),\"$(knob "$dev" action)\",$mask,$(knob "$dev" storm_limit)]" \
 		"$dev: enabled, detect, restore, action, prios, limit vs sysfs"
 	expect_eq "$(jqc "$j" '.stormed')" "$(prio_mask "$(knob "$dev" stormed)")" "$dev: stormed vs sysfs"
+	expect_eq "$(jqc "$j" '."warn-ms"')" "$(knob "$dev" warning_time_ms)" "$dev: warn-ms vs sysfs"
 	expect_eq "$(jqc "$j" '."pfc-en"')" "$(prio_mask "$(pfc_on "$dev" | tr ' ' ,)")" "$dev: pfc-en vs dcb"
 	expect_eq "$(jqc "$j" '[.prio[].prio]')" "[0,1,2,3,4,5,6,7]" "$dev: one prio nest per priority"
 	local p bits=
@@ -182,10 +183,11 @@ test_ynl_set() {
 	[ -d /sys/class/net/sw2/pfcwd ] || fail "port-set enabled 1 made no port"
 
 	# Every knob at once, device by index, action by name.
-	ynl_set "{\"ifindex\": $idx2, \"detect-ms\": 150, \"restore-ms\": 250, \"action\": \"forward\", \"prios\": 40, \"storm-limit\": 2, \"device-action\": \"off\"}"
+	ynl_set "{\"ifindex\": $idx2, \"detect-ms\": 150, \"restore-ms\": 250, \"action\": \"forward\", \"prios\": 40, \"storm-limit\": 2, \"device-action\": \"off\", \"warn-ms\": 149}"
 	expect_eq "$(sysfs_cfg sw2)" \
 		"enabled=1 detection_time_ms=150 restoration_time_ms=250 action=forward priorities=3,5 storm_limit=2 stormed= device_action=off " \
 		"sysfs after port-set"
+	expect_eq "$(knob sw2 warning_time_ms)" 149 "sysfs warning time after port-set"
 	j=$(ynl_get sw2)
 	check_port_vs_sysfs sw2 "$j"
 	expect_eq "$(jqc "$j" '[.held, .qdiscs]')" "[1,0]" "sw2 held, no qdisc"
@@ -233,6 +235,10 @@ test_ynl_bad() {
 		--do port-set --json '{"ifname": "sw1", "device-action": 3}'
 	ynl_refused 34 "integer out of range" device-action \
 		--do port-set --json '{"ifname": "sw1", "detect-ms": 100, "device-action": 7}'
+	ynl_refused 34 "integer out of range" warn-ms \
+		--do port-set --json '{"ifname": "sw1", "warn-ms": 60000}'
+	ynl_refused 22 "pfcwd: warning time must be below the detection time (T0), or 0 (off)" "" \
+		--do port-set --json '{"ifname": "sw1", "warn-ms": 200}'
 	ynl_refused 22 "pfcwd: nothing to change" "" \
 		--do port-set --json '{"ifname": "sw1"}'
 	ynl_refused 19 "pfcwd: no device with this ifname" ifname \
@@ -265,15 +271,26 @@ test_ynl_events() {
 	reset_all
 	pfcsim_new sw1
 	tc qdisc add dev sw1 root handle 1: pfcwd || fail "tc qdisc add"
-	echo 100 > /sys/class/net/sw1/pfcwd/detection_time_ms || fail "sysfs"
-	echo 100 > /sys/class/net/sw1/pfcwd/restoration_time_ms || fail "sysfs"
-	local ev=/tmp/pfcwd-ynl-events.$$ pid j d r idx
+	# T0 1 s, warn 100 ms: a 300 ms pause has 700 ms of margin.
+	ynl_set '{"ifname": "sw1", "detect-ms": 1000, "restore-ms": 100, "warn-ms": 100}'
+	local ev=/tmp/pfcwd-ynl-events.$$ pid j d r w idx
 	idx=$(cat /sys/class/net/sw1/ifindex)
 
 	# 45 s: time for the storm, a port-get (~10 s) and the restoration.
 	"$YNL" --output-json --subscribe events --sleep 45 > "$ev" 2>&1 &
 	pid=$!
 	wait_subscribed $pid
+
+	# Shorter than T0: a warning (once), nothing else.
+	sim sw1 rx_storm 3
+	sleep 0.3
+	sim sw1 rx_storm ""
+	wait_stat sw1 3 warnings 1 5
+	sleep 1
+	expect_eq "$(pstat sw1 3 warnings)/$(pstat sw1 3 detected)/$(pstat sw1 3 state)" \
+		1/0/operational "a pause shorter than T0: warned, no storm"
+	klog | grep -qE 'pfcwd: sw1 prio 3: PFC storm warning, no action \(paused 1[0-9]{2} ms, T0 1000 ms\)' ||
+		fail "no warning log line"
 
 	sim sw1 rx_storm 3
 	wait_stat sw1 3 state stormed 5
@@ -289,9 +306,17 @@ test_ynl_events() {
 	wait $pid || fail "the subscriber failed: $(cat "$ev")"
 	cat "$ev"
 
-	expect_eq "$(jq -c '[.[].name]' "$ev")" '["storm-detected","storm-restored"]' "the events"
-	d=$(jq -c '.[0].msg' "$ev")
-	r=$(jq -c '.[1].msg' "$ev")
+	expect_eq "$(jq -c '[.[].name]' "$ev")" \
+		'["storm-warning","storm-warning","storm-detected","storm-restored"]' "the events"
+	w=$(jq -c '.[0].msg' "$ev")
+	expect_eq "$(jqc "$w" '[.ifindex, .ifname, (.prio | length), .prio[0].prio, .prio[0].state, .prio[0].warnings, .prio[0].detected]')" \
+		"[$idx,\"sw1\",1,3,\"operational\",1,0]" \
+		"storm-warning: device, one prio nest, prio 3 operational, one warning"
+	[ "$(jqc "$w" '.prio[0]."last-warn-paused-us"')" -ge 100000 ] || fail "warned before 100 ms"
+	expect_eq "$(jq -c '.[1].msg.prio[0] | [.warnings, .state]' "$ev")" '[2,"operational"]' \
+		"the storm's warning"
+	d=$(jq -c '.[2].msg' "$ev")
+	r=$(jq -c '.[3].msg' "$ev")
 	expect_eq "$(jqc "$d" '[.ifindex, .ifname, .action, (.prio | length), .prio[0].prio, .prio[0].state, .prio[0].action, .prio[0].detected]')" \
 		"[$idx,\"sw1\",\"drop\",1,3,\"stormed\",\"drop\",1]" \
 		"storm-detected: device, action, one prio nest, prio 3 stormed"
@@ -310,12 +335,12 @@ test_ynl_events() {
 		"$re/$re" "restoration time in the event and in port-get"
 	[ "$de" -gt 0 ] && [ "$re" -gt "$de" ] || fail "event times $de, $re"
 	paused=$(jqc "$d" '.prio[0]."last-paused-us"')
-	[ "$paused" -ge 100000 ] || fail "paused $paused us at detection, T0 is 100 ms"
+	[ "$paused" -ge 1000000 ] || fail "paused $paused us at detection, T0 is 1000 ms"
 	storm=$(jqc "$r" '.prio[0]."last-storm-us"')
 	[ $((storm - (re - de) / 1000)) -ge -1 ] && [ $((storm - (re - de) / 1000)) -le 1 ] ||
 		fail "storm of $storm us, events $((re - de)) ns apart"
-	expect_eq "$(jqc "$j" '[.prio[3].detected, .prio[3].restored, .stormed, ."pfc-en"]')" \
-		"[1,1,0,24]" "port-get after the storm"
+	expect_eq "$(jqc "$j" '[.prio[3].detected, .prio[3].restored, .prio[3].warnings, .stormed, ."pfc-en"]')" \
+		"[1,1,2,0,24]" "port-get after the storm"
 	rm -f "$ev"
 }
 
@@ -368,7 +393,7 @@ TESTS=(
 	"test_ynl_get	ynl: --dump/--do port-get, by name and index, values vs sysfs, dcb, ethtool	400"
 	"test_ynl_set	ynl: --do port-set creates, changes (seen in sysfs) and removes ports	400"
 	"test_ynl_bad	ynl: bad requests refused with the kernel's extack, nothing changed	400"
-	"test_ynl_events	ynl: --subscribe events receives storm-detected/restored with their values	300"
+	"test_ynl_events	ynl: --subscribe events receives storm-warning (alone for a short pause), storm-detected/restored with their values	300"
 	"test_ynl_restore_clear	ynl: --do prio-restore of a latched priority; --do stats-clear one and all	400"
 )
 
