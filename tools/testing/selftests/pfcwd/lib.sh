@@ -53,7 +53,8 @@ check() {
 # Reads the kernel log as lines; the number of lines marks a position.
 # The runner empties the log as it checks each case (dmesg -c), so a
 # case's log starts at line 1 and reading it stays cheap however long the
-# run: a whole 16 MB ring read twice a case cost a lane minutes.
+# run (the whole ring read twice a case grew with every storm logged); it
+# keeps each case's log in $PFCWD_RESULTS/<kernel>/<script>.klog.
 dmesg_lines() { dmesg 2>/dev/null | wc -l; }
 
 # The kernel log since the running case began (all of it outside a case).
@@ -102,7 +103,8 @@ dmesg_check() {
 # again (bash, lib.sh, the script) for up to half a second under TCG.  The
 # case runs in its own process group, so the watchdog's TERM (then KILL, 5 s
 # later) reaches whatever it started, as timeout(1)'s did; the script's own
-# EXIT trap, if it set one, is the case's as when each case was a process.
+# traps (EXIT, TERM...), which a subshell loses, are set again in it, so
+# they are the case's as when each case was a process of its own.
 _tap_fork_case() {
 	local fn=$1 tmo=$2 out=$3 pid wd rc
 
@@ -110,7 +112,7 @@ _tap_fork_case() {
 	set -m
 	(
 		set +m -o pipefail
-		eval "$TAP_EXIT_TRAP"
+		eval "$TAP_TRAPS"
 		"$fn"
 	) > "$out" 2>&1 < /dev/null &
 	pid=$!
@@ -152,6 +154,8 @@ _tap_run_case() {
 		rc=1
 	fi
 	klogtext=$(dmesg -c 2>/dev/null)
+	# Emptied from the ring, kept with the results: SCRIPT.klog.
+	[ -n "$TAP_KLOG" ] && printf '=== %s\n%s\n' "$fn" "$klogtext" >> "$TAP_KLOG"
 	if ! dmesg_check "$klogtext" > "$TAP_SKIP_FILE.dmesg" 2> "$TAP_SKIP_FILE.art"; then
 		echo "# kernel log reports a problem:"
 		sed 's/^/#   /' "$TAP_SKIP_FILE.dmesg"
@@ -187,7 +191,12 @@ tap_main() {
 	fi
 
 	TAP_PASS=0 TAP_FAIL=0 TAP_SKIP=0
-	TAP_EXIT_TRAP=$(trap -p EXIT)
+	TAP_TRAPS=$(trap -p)
+	TAP_KLOG=
+	if [ -n "${PFCWD_RESULTS:-}" ] && mkdir -p "$PFCWD_RESULTS/$(uname -r)" 2>/dev/null; then
+		TAP_KLOG=$PFCWD_RESULTS/$(uname -r)/$(basename "$0" .sh).klog
+		: > "$TAP_KLOG"
+	fi
 	# What came before this script is not its cases' (see dmesg_lines).
 	dmesg -C 2>/dev/null
 	echo "TAP version 13"

@@ -443,18 +443,29 @@ test_dump_churn() {
 	sed 's/^/set /; s/$/ enabled=1/' /tmp/pfcwd-ports.$$ | $GENL batch || fail "enable $n ports"
 	expect_eq "$($GENL dump | jq '.ports | length')" $n "all ports dumped"
 	expect_eq "$($GENL dump | jq -c '[.ports[].prio | length] | unique')" "[8]" "8 priorities each"
+	# The churn: one genl.py for all its requests (a Python start each
+	# cost more than the churn itself); its rounds are counted in a file,
+	# to show that they overlapped the dumps.
+	local prog=/tmp/pfcwd-churn.$$ churn r p0 p1
+	: > $prog
 	(
 		for i in $(seq 40); do
 			pfcsim_new "c$i" >/dev/null
-			echo "set c$i enabled=1" | $GENL batch
-			[ "$i" -gt 2 ] && echo "set c$((i - 2)) enabled=0" | $GENL batch
+			echo "set c$i enabled=1"
+			[ "$i" -gt 2 ] && echo "set c$((i - 2)) enabled=0"
 			echo "p$((i * 7))" > $PFCSIM_DFS/del_port
-		done
+			echo "$i" >> $prog
+		done | $GENL batch
 	) &
-	local churn=$! r
+	churn=$!
+	p0=$(wc -l < $prog)
 	r=$($GENL dumps 20) || fail "dumps failed"
+	p1=$(wc -l < $prog)
 	wait $churn
-	log "dumps under churn: $r"
+	log "dumps under churn: $r; churn rounds done when the dumps began: $p0, ended: $p1"
+	[ "$p0" -lt 40 ] && [ "$p1" -gt 0 ] ||
+		fail "the churn did not overlap the dumps (rounds $p0 -> $p1): no race"
+	rm -f $prog
 	expect_eq "$(echo "$r" | jq .duplicates)" 0 "no port twice in a dump"
 	[ "$(echo "$r" | jq .min)" -ge $((n - 40)) ] || fail "a dump missed ports: $r"
 	rm -f /tmp/pfcwd-ports.$$
