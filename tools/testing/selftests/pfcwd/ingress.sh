@@ -489,6 +489,34 @@ test_race_module_unload() {
 	done
 }
 
+# A port held by netlink (pfcwd set ... on), no qdisc: nothing pins the
+# module, so it can be unloaded in the middle of a drop storm, with the
+# device's pfc_en cleared and the ingress hook dropping.  Unload must put
+# pfc_en back and take the hook away; each round asserts it was mid-storm
+# (frames dropped) when the unload came.
+test_race_unload_held() {
+	reset_all
+	for ((r = 1; r <= ROUNDS; r++)); do
+		[ -e /sys/class/net/ig0 ] || pfcsim_new ig0
+		"$PFCWD" set dev ig0 on detect 50 action drop || fail "pfcwd set on"
+		expect_eq "$("$PFCWD" -j show dev ig0 | jq .[0].held)" true "ig0 held by netlink"
+		expect_eq "$(tc qdisc show dev ig0 root | grep -c pfcwd)" 0 "no pfcwd qdisc"
+		drop_storm ig0 3
+		expect_eq "$(pfc_on ig0)" 4 "pfc_en during the storm"
+		injector_start ig0
+		n=$(pstat ig0 3 rx_dropped)
+		[ "$n" -gt 0 ] || { sleep 0.5; n=$(pstat ig0 3 rx_dropped); }
+		[ "$n" -gt 0 ] || fail "round $r: nothing dropped before the unload"
+		expect_eq "$(pstat ig0 3 state)" stormed "round $r: stormed at the unload"
+		modprobe -r pfcwd || fail "round $r: pfcwd does not unload with a held port mid-storm"
+		injector_stop
+		sim ig0 rx_storm ""
+		load_mod pfcwd
+		expect_clean ig0
+		log "round $r: unloaded with $n frames dropped, mid-storm"
+	done
+}
+
 test_race_netns_delete() {
 	reset_all pfing
 	for ((r = 1; r <= ROUNDS; r++)); do
@@ -571,6 +599,7 @@ TESTS=(
 	"test_race_qdisc_delete	ingress: qdisc deleted mid drop storm, packets arriving	300"
 	"test_race_device_removed	ingress: device removed mid drop storm, packets arriving	300"
 	"test_race_module_unload	ingress: modules unloaded mid drop storm	300"
+	"test_race_unload_held	ingress: pfcwd unloaded mid drop storm with a netlink-held port (no qdisc): pfc_en back, no hook	300"
 	"test_race_netns_delete	ingress: netns deleted mid drop storm, packets arriving	300"
 	"test_netns_held_port	ingress: a held port moved to and back from a netns mid drop storm	300"
 )

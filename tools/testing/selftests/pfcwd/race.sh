@@ -21,6 +21,29 @@ loop_bg() {
 	) &
 }
 
+# Priorities of DEV stormed now, as pfcwd's debugfs shows them.
+stormed_now() {
+	awk -v d="$1" '$1 == d && $2 == "prio" && $0 ~ / state stormed / { n++ } END { print n + 0 }' $DBG
+}
+
+# A race proves something only if it raced: the teardowns that came while
+# a priority was stormed are counted (one line each) in this file.
+RACE_HITS=/tmp/pfcwd-race-hits.$$
+mid_storm_hit() {
+	[ "$(stormed_now "$1")" -gt 0 ] && echo "$1" >> $RACE_HITS
+	return 0
+}
+
+# Fails unless at least one teardown came mid-storm; logs how many did.
+expect_raced() {
+	local n
+
+	n=$(cat $RACE_HITS 2>/dev/null | wc -l)
+	rm -f $RACE_HITS
+	log "$1 while a priority was stormed: $n"
+	[ "$n" -gt 0 ] || fail "no $1 came while a priority was stormed: the race did not race"
+}
+
 # Storms on and off on DEV's priorities 3 and 4.
 storm_flip() {
 	local d=$PFCSIM_DFS/$1 lists=("3" "4" "3,4" "")
@@ -62,6 +85,7 @@ settle() {
 
 test_concurrent_config() {
 	reset_all pfrace
+	rm -f $RACE_HITS
 	pfcsim_new rc0
 	tc qdisc add dev rc0 root pfcwd || fail "qdisc"
 	loop_bg storm_flip rc0
@@ -80,6 +104,7 @@ test_concurrent_config() {
 }
 
 qdisc_flip() {
+	mid_storm_hit "$1"
 	case $((RANDOM % 3)) in
 	0) tc qdisc replace dev "$1" root handle 1: pfcwd ;;
 	1) tc qdisc replace dev "$1" root handle 2: pfifo_fast ;;
@@ -89,12 +114,14 @@ qdisc_flip() {
 
 test_qdisc_replace() {
 	reset_all pfrace
+	rm -f $RACE_HITS
 	pfcsim_new rc0
 	echo 10 > /sys/module/pfcwd/parameters/detection_time_ms
 	loop_bg storm_flip rc0
 	loop_bg qdisc_flip rc0
 	loop_bg read_all rc0
 	wait
+	expect_raced "qdisc changes"
 	echo 200 > /sys/module/pfcwd/parameters/detection_time_ms
 	echo > $PFCSIM_DFS/rc0/rx_storm
 	tc qdisc del dev rc0 root 2>/dev/null
@@ -105,16 +132,19 @@ test_qdisc_replace() {
 
 port_flip() {
 	if [ -e /sys/class/net/rc1 ]; then
+		mid_storm_hit rc1
 		echo rc1 > $PFCSIM_DFS/del_port
 	else
 		echo rc1 > $PFCSIM_DFS/new_port && ip link set rc1 up &&
 			tc qdisc add dev rc1 root pfcwd &&
+			echo 10 > /sys/class/net/rc1/pfcwd/detection_time_ms &&
 			echo 3 > $PFCSIM_DFS/rc1/rx_storm
 	fi
 }
 
 test_port_delete() {
 	reset_all pfrace
+	rm -f $RACE_HITS
 	pfcsim_new rc0
 	tc qdisc add dev rc0 root pfcwd || fail "qdisc"
 	echo 10 > /sys/class/net/rc0/pfcwd/detection_time_ms
@@ -123,6 +153,7 @@ test_port_delete() {
 	loop_bg read_all rc1
 	loop_bg random_knob rc1
 	wait
+	expect_raced "port deletions"
 	settle rc0
 	expect_eq "$(pfc_on rc0)" "3 4" "the other port's pfc_en"
 	[ -e /sys/class/net/rc1 ] && echo rc1 > $PFCSIM_DFS/del_port
@@ -132,15 +163,19 @@ test_port_delete() {
 
 test_netns_delete() {
 	reset_all pfrace
+	rm -f $RACE_HITS
 	for i in 1 2 3 4 5; do
 		pfcsim_new rc0
 		ip netns add pfrace || fail "netns"
 		ip link set rc0 netns pfrace || fail "move"
 		ip netns exec pfrace ip link set rc0 up
 		ip netns exec pfrace tc qdisc add dev rc0 root pfcwd || fail "qdisc in netns"
+		ip netns exec pfrace sh -c "echo 50 > /sys/class/net/rc0/pfcwd/detection_time_ms" ||
+			fail "T0 in netns"
 		echo 5 > $PFCSIM_DFS/rc0/rx_storm
 		echo 3 > $PFCSIM_DFS/rc0/rx_storm
-		sleep 0.3
+		wait_stat rc0 3 state stormed 10
+		mid_storm_hit rc0
 		ip netns del pfrace
 		# The device comes back to init_net without its qdisc.
 		wait_dev rc0 5
@@ -148,11 +183,12 @@ test_netns_delete() {
 		grep -q "^rc0 " $DBG && fail "port survived netns delete"
 		echo rc0 > $PFCSIM_DFS/del_port
 	done
-	return 0
+	expect_raced "netns deletions"
 }
 
 test_module_unload() {
 	reset_all pfrace
+	rm -f $RACE_HITS
 	for i in $(seq 0 7); do pfcsim_new "rc$i"; done
 	for round in 1 2 3 4 5; do
 		load_mod pfcwd
@@ -162,6 +198,7 @@ test_module_unload() {
 			echo 3,4 > "$PFCSIM_DFS/rc$i/rx_storm"
 		done
 		sleep 0.$((RANDOM % 3 + 1))
+		for i in $(seq 0 7); do mid_storm_hit "rc$i"; done
 		for i in $(seq 0 7); do tc qdisc del dev "rc$i" root; done
 		modprobe -r pfcwd || fail "unload, round $round"
 		for i in $(seq 0 7); do
@@ -169,7 +206,7 @@ test_module_unload() {
 			echo > "$PFCSIM_DFS/rc$i/rx_storm"
 		done
 	done
-	return 0
+	expect_raced "port teardowns before an unload"
 }
 
 # A poll asked for (an enable, a link-up) while the poller is busy with the
@@ -185,6 +222,7 @@ test_poll_request() {
 	local how d0 p0 i
 
 	reset_all pfrace
+	rm -f $RACE_HITS
 	pfcsim_new rc0
 	tc qdisc add dev rc0 root pfcwd || fail "qdisc"
 	echo 50 > $s/detection_time_ms

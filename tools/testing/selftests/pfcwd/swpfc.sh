@@ -546,6 +546,37 @@ test_teardown_unload() {
 	ip link del $DEV
 }
 
+# A port held by netlink (pfcwd set ... on), no qdisc: nothing pins the
+# module.  Unloaded in the middle of a drop storm - the priority stormed
+# and its received frames dropped by the ingress hook - it must leave no
+# handler, no hook and no device reference behind.
+test_teardown_unload_held() {
+	local mark a
+
+	fresh_pfcwd
+	mark=$(dmesg_lines)
+	ip link add $DEV type veth peer name $PEER || fail "veth"
+	ip link set $DEV up && ip link set $PEER up || fail "veth up"
+	"$PFCWD_CLI" set dev $DEV on detect 30 restore 300 action drop prio 3 ||
+		fail "pfcwd set on"
+	expect_eq "$(nl show held)" true "$DEV held by netlink"
+	storm_start 3
+	wait_stat $DEV 3 state stormed 120
+	expect_eq "$(portstat $DEV ingress_hook)" 1 "the ingress hook drops mid-storm"
+	a=$(swp 3 xoff)
+	wait_above "swp 3 xoff" "$a" 10
+	modprobe -r pfcwd || fail "pfcwd does not unload with a held port mid-storm"
+	expect_eq "$(ptype_pfcwd)" 0 "pfcwd in /proc/net/ptype"
+	a=$(rx_dropped)
+	wait_above rx_dropped "$a" 10
+	storm_stop
+	expect_unhandled "the module was unloaded with a held port"
+	load_mod pfcwd
+	grep -q "^$DEV " $PFCWD_DBG && fail "$DEV a port again after the reload"
+	ip link del $DEV || fail "veth delete"
+	no_dev_leak "$mark"
+}
+
 TESTS=(
 	"test_handler	swpfc: PFC frames handled on veth (not on a DCB port), quanta at the link speed, lossless priorities only	300"
 	"test_storm_timing	swpfc: storms of Scapy-built PFC frames detected T0 after the pause began, restored T1 after the last XOFF	900"
@@ -562,6 +593,7 @@ TESTS=(
 	"test_teardown_qdisc	swpfc: qdisc deleted mid-storm: no handler left, port gone	600"
 	"test_teardown_veth	swpfc: veth deleted mid-storm: port gone, no reference left	600"
 	"test_teardown_unload	swpfc: module unloaded mid-storm, reloaded: handler gone, then back	600"
+	"test_teardown_unload_held	swpfc: module unloaded mid drop storm with a netlink-held port (no qdisc): handler and hook gone, no reference left	600"
 )
 
 tap_main "$@"
