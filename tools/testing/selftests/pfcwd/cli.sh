@@ -590,7 +590,7 @@ test_effective_bounds() {
 test_warn() {
 	reset_all
 	qdisc_port sw1
-	local grp pj ph j before n
+	local grp pj ph j before n m
 
 	"$PFCWD" set dev sw1 detect 1000 restore 100 warn 100 || fail "set warn"
 	expect_eq "$(show_val sw1 '[.warn_ms, .detect_ms] | tostring')/$(knob sw1 warning_time_ms)" \
@@ -642,10 +642,13 @@ test_warn() {
 	expect_eq "$(pstat sw1 3 warnings)" 1 "debugfs warnings"
 	"$PFCWD" stats dev sw1 | grep -qE '^  3 +operational +0 +0( +[0-9-]+){7} +1 *$' ||
 		fail "human stats: $("$PFCWD" stats dev sw1)"
-	"$PFCWD" metrics | grep -qx 'pfcwd_storm_warnings_total{dev="sw1",prio="3"} 1' ||
-		fail "metrics: $("$PFCWD" metrics | grep warn)"
-	"$PFCWD" metrics | grep -qx 'pfcwd_port_warning_time_seconds{dev="sw1"} 0.100' ||
-		fail "metrics: warning time"
+	# Read whole first: grep -q stops reading at its match, and with
+	# pipefail a writer that then meets the closed pipe fails the line.
+	m=$("$PFCWD" metrics) || fail "pfcwd metrics"
+	grep -qx 'pfcwd_storm_warnings_total{dev="sw1",prio="3"} 1' <<< "$m" ||
+		fail "metrics: $(grep warn <<< "$m")"
+	grep -qx 'pfcwd_port_warning_time_seconds{dev="sw1"} 0.100' <<< "$m" ||
+		fail "metrics: warning time: $(grep warning_time <<< "$m")"
 	n=$(klog | grep -cE 'pfcwd: sw1 prio 3: PFC storm warning, no action \(paused 1[0-9]{2} ms, T0 1000 ms\)')
 	expect_eq "$n" 1 "warning log lines"
 
