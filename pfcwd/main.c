@@ -3,9 +3,22 @@
  * pfcwd - PFC storm watchdog for lossless Ethernet.
  *
  * Module entry: brings up the parts of pfcwd.ko in order (poller, the
- * ingress hook's DCB notifier, port lifecycle, debugfs, then the qdisc kind
- * and the netlink family, which create ports) and takes them down in
+ * ingress hook's DCB notifier, port lifecycle, debugfs, then the netlink
+ * family and the qdisc kind, which create ports) and takes them down in
  * reverse.  Process context only (module load and unload).
+ *
+ * The two registrations users can reach come last, and the qdisc kind
+ * last of all.  While pfcwd_init() runs the module is COMING, which
+ * try_module_get() lets through: a "tc qdisc add ... pfcwd" (or a netlink
+ * dump, which pins the module between its reads) may start the moment its
+ * registration is visible, and a failed init frees the module whatever
+ * references were taken.  So nothing may fail after the first of them
+ * that can hold one.  register_qdisc() fails only when the kind's name is
+ * taken, which cannot happen to this module's own; genl_register_family()
+ * can fail for memory, so it goes first, when a failure leaves no qdisc
+ * behind.  Its ports (netlink holds) are released by pfcwd_port_exit() on
+ * that path, after the family is gone and no request is in flight
+ * (genl_unregister_family() waits for them).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -27,20 +40,20 @@ static int __init pfcwd_init(void)
 	if (err)
 		goto err_ingress;
 	pfcwd_debugfs_init();
-	err = pfcwd_sched_register();
-	if (err) {
-		pr_err("cannot register the pfcwd qdisc: %d\n", err);
-		goto err_port;
-	}
 	err = pfcwd_nl_init();
 	if (err) {
 		pr_err("cannot register the pfcwd netlink family: %d\n", err);
-		goto err_sched;
+		goto err_port;
+	}
+	err = pfcwd_sched_register();
+	if (err) {
+		pr_err("cannot register the pfcwd qdisc: %d\n", err);
+		goto err_nl;
 	}
 	return 0;
 
-err_sched:
-	pfcwd_sched_unregister();
+err_nl:
+	pfcwd_nl_exit();
 err_port:
 	pfcwd_debugfs_exit();
 	pfcwd_port_exit();
@@ -53,8 +66,9 @@ err_poll:
 
 static void __exit pfcwd_exit(void)
 {
-	pfcwd_nl_exit();
+	/* No qdisc is left: each held a reference to this module. */
 	pfcwd_sched_unregister();
+	pfcwd_nl_exit();
 	pfcwd_port_exit();
 	pfcwd_ingress_exit();
 	pfcwd_debugfs_exit();
