@@ -47,7 +47,7 @@ SELFTEST_DIR := tools/testing/selftests/pfcwd
 SELFTEST_BINS := $(BUILD)/tools/pfcwd-pkt
 UNIT_DIR := tools/testing/unit
 
-.PHONY: all modules tools deps install-vm unit check demo lint bench clean \
+.PHONY: all modules tools deps install-vm unit check demo lint bench soak clean \
 	debug-kernel check-debug install install-tools uninstall dkms-src deb
 
 all: modules tools install-vm
@@ -125,6 +125,9 @@ lint:
 
 bench:
 	@scripts/bench
+
+soak:
+	@scripts/soak
 
 # Installation of what make built (never builds; see scripts/install),
 # DKMS and Debian packages (scripts/make-deb).  The version is VERSION's.
