@@ -100,11 +100,16 @@ test_read_rate() {
 	[ "$i" -ge 500 ] || fail "ideal port read only $i times in 4 s (poll_quiet_us 4000)"
 	r=$(portstat pb read_rate)
 	[ "$r" -ge 1 ] && [ "$r" -le 2 ] || fail "bnxt read_rate $r"
-	# pfcwd counts a forced refresh once the driver's call returned.
+	# pfcsim counts a call when it begins, pfcwd once it returned, and
+	# refreshes go on (10/s) while this reads: pfcsim's count, read between
+	# two of pfcwd's, lies between the first and the second plus the one
+	# call that may be under way.  (Read one after the other, the counts
+	# were 3 apart on a loaded host: 300 ms between two reads.)
 	f=$(portstat pm forced)
 	s=$(simget pm stats_reads)
-	[ "$s" -ge "$f" ] && [ "$s" -le $((f + 1)) ] ||
-		fail "forced refreshes: pfcwd counted $f, pfcsim $s"
+	f2=$(portstat pm forced)
+	[ "$s" -ge "$f" ] && [ "$s" -le $((f2 + 1)) ] ||
+		fail "forced refreshes: pfcwd counted $f then $f2, pfcsim $s between"
 }
 
 # A transmit stall that stands (the queues of a paused class stay stopped)
