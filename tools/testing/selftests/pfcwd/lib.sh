@@ -57,8 +57,9 @@ check() {
 # keeps each case's log in $PFCWD_RESULTS/<kernel>/<script>.klog.
 dmesg_lines() { dmesg 2>/dev/null | wc -l; }
 
-# The kernel log since the running case began (all of it outside a case).
-klog() { dmesg 2>/dev/null | tail -n "+$((${PFCWD_KLOG_MARK:-0} + 1))"; }
+# The kernel log since the running case began: the runner empties it
+# before each (all of it outside a case).
+klog() { dmesg 2>/dev/null; }
 
 # One splat is the emulator's, not the kernel's: qemu's TCG sometimes
 # delivers a single-step #DB to kernel code that never set TF (the x86
@@ -144,7 +145,7 @@ _tap_run_case() {
 	TAP_SKIP_FILE=$(mktemp)
 	export TAP_SKIP_FILE
 	t0=$(date +%s%N)
-	PFCWD_KLOG_MARK=0 _tap_fork_case "$fn" "$tmo" "$TAP_SKIP_FILE.out"
+	_tap_fork_case "$fn" "$tmo" "$TAP_SKIP_FILE.out"
 	rc=$?
 	out=$(cat "$TAP_SKIP_FILE.out")
 	out="$out${out:+$'\n'}time: $((($(date +%s%N) - t0) / 1000000)) ms"
