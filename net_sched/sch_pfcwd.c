@@ -112,6 +112,7 @@ static const struct nla_policy pfcwd_tc_policy[TCA_PFCWD_MAX + 1] = {
 	[TCA_PFCWD_ACTION] = NLA_POLICY_MAX(NLA_U32, PFCWD_ACTION_MAX),
 	[TCA_PFCWD_LOSSLESS] = { .type = NLA_U8 },
 	[TCA_PFCWD_WARN] = NLA_POLICY_FULL_RANGE(NLA_U32, &pfcwd_warn_range),
+	[TCA_PFCWD_BACKOFF] = NLA_POLICY_MAX(NLA_U8, 1),
 };
 
 /*
@@ -454,6 +455,9 @@ static void pfcwd_sched_explain(const struct nlattr *opt,
 	case TCA_PFCWD_WARN:
 		NL_SET_ERR_MSG(extack, "pfcwd: bad warn: a u32 of 0-59999 (ms; 0 = off)");
 		break;
+	case TCA_PFCWD_BACKOFF:
+		NL_SET_ERR_MSG(extack, "pfcwd: bad backoff: a u8, 0 (off) or 1 (on)");
+		break;
 	default:
 		NL_SET_ERR_MSG(extack,
 			       "pfcwd: unknown option (attribute type not in TCA_PFCWD_*)");
@@ -505,6 +509,10 @@ static int pfcwd_sched_parse(struct nlattr *opt, struct pfcwd_sched_opts *o,
 	if (tb[TCA_PFCWD_WARN]) {
 		o->chg.set |= PFCWD_CFG_WARN;
 		cfg->warn_ms = nla_get_u32(tb[TCA_PFCWD_WARN]);
+	}
+	if (tb[TCA_PFCWD_BACKOFF]) {
+		o->chg.set |= PFCWD_CFG_BACKOFF;
+		cfg->backoff = nla_get_u8(tb[TCA_PFCWD_BACKOFF]);
 	}
 	/* The policy checked the ranges; this is the check sysfs uses too. */
 	return pfcwd_config_check(&o->chg, extack);
@@ -753,7 +761,8 @@ static int pfcwd_sched_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_PFCWD_RESTORE, cfg.restore_ms) ||
 	    nla_put_u32(skb, TCA_PFCWD_ACTION, cfg.action) ||
 	    nla_put_u8(skb, TCA_PFCWD_LOSSLESS, cfg.prios) ||
-	    nla_put_u32(skb, TCA_PFCWD_WARN, cfg.warn_ms)) {
+	    nla_put_u32(skb, TCA_PFCWD_WARN, cfg.warn_ms) ||
+	    nla_put_u8(skb, TCA_PFCWD_BACKOFF, cfg.backoff)) {
 		nla_nest_cancel(skb, opts);
 		return -EMSGSIZE;
 	}

@@ -57,6 +57,10 @@ int pfcwd_config_check(const struct pfcwd_config_change *chg,
 			       "pfcwd: warning time must be below the detection time (T0), or 0 (off)");
 		return -EINVAL;
 	}
+	if ((chg->set & PFCWD_CFG_BACKOFF) && cfg->backoff > 1) {
+		NL_SET_ERR_MSG(extack, "pfcwd: backoff must be 0 (off) or 1 (on)");
+		return -EINVAL;
+	}
 	if ((chg->set & PFCWD_CFG_ACTION) && cfg->action > PFCWD_ACTION_MAX) {
 		NL_SET_ERR_MSG(extack, "pfcwd: action must be drop, forward or alert");
 		return -EINVAL;
@@ -127,6 +131,9 @@ int pfcwd_port_configure(struct pfcwd_port *port,
 		cfg->action = in->action;
 	if (chg->set & PFCWD_CFG_STORM_LIMIT)
 		cfg->storm_limit = in->storm_limit;
+	/* A storm in progress keeps its backoff level; off: T1 at once. */
+	if (chg->set & PFCWD_CFG_BACKOFF)
+		cfg->backoff = in->backoff;
 	/* Storms in progress keep their pfc_en bits as they are (above). */
 	if (chg->set & PFCWD_CFG_DEVICE_ACTION)
 		cfg->device_action = in->device_action;

@@ -162,12 +162,19 @@ int pfcwd_nl_fill_prio(struct sk_buff *skb, struct pfcwd_port *port, int p,
 	const struct pfcwd_prio *pp = &port->prio[p];
 	const struct pfcwd_storm_stats *st = &pp->sm.stats;
 	u64 last_tx, last_rx, last_fwd, storm_ns = st->last_storm_ns;
+	u64 now = ktime_get_ns(), t1;
+	struct pfcwd_storm_config scfg;
 	struct nlattr *nest;
+	u32 level;
 
 	pfcwd_action_last(pp, &last_tx, &last_rx, &last_fwd);
 	/* A storm in progress: how long it has lasted so far. */
 	if (pp->sm.state != PFCWD_OPERATIONAL && st->last_detected_at)
-		storm_ns = ktime_get_ns() - st->last_detected_at;
+		storm_ns = now - st->last_detected_at;
+	/* Restore backoff: the storm's, or a storm's detected now. */
+	pfcwd_port_storm_config(port, &scfg);
+	level = pfcwd_storm_backoff(&pp->sm, &scfg, now);
+	t1 = pfcwd_storm_restore_ns(&scfg, level);
 
 	nest = nla_nest_start(skb, PFCWD_A_PORT_PRIO);
 	if (!nest)
@@ -185,6 +192,9 @@ int pfcwd_nl_fill_prio(struct sk_buff *skb, struct pfcwd_port *port, int p,
 	    pfcwd_nl_put_u64(skb, PFCWD_A_PRIO_WARNINGS, st->warnings) ||
 	    pfcwd_nl_put_u64(skb, PFCWD_A_PRIO_LAST_WARN_PAUSED_US,
 			     div_u64(st->last_warn_paused_ns, NSEC_PER_USEC)) ||
+	    nla_put_u32(skb, PFCWD_A_PRIO_BACKOFF_LEVEL, level) ||
+	    nla_put_u32(skb, PFCWD_A_PRIO_EFFECTIVE_RESTORE_MS,
+			div_u64(t1, NSEC_PER_MSEC)) ||
 	    pfcwd_nl_put_u64(skb, PFCWD_A_PRIO_RX_PAUSE, st->rx_pause) ||
 	    pfcwd_nl_put_u64(skb, PFCWD_A_PRIO_TX_PAUSE, st->tx_pause) ||
 	    (tx_packets &&
@@ -307,6 +317,7 @@ int pfcwd_nl_fill_port(struct sk_buff *skb, struct pfcwd_port *port,
 	    nla_put_u32(skb, PFCWD_A_PORT_DETECT_MS, cfg->detect_ms) ||
 	    nla_put_u32(skb, PFCWD_A_PORT_RESTORE_MS, cfg->restore_ms) ||
 	    nla_put_u32(skb, PFCWD_A_PORT_WARN_MS, cfg->warn_ms) ||
+	    nla_put_u8(skb, PFCWD_A_PORT_BACKOFF, cfg->backoff) ||
 	    nla_put_u32(skb, PFCWD_A_PORT_ACTION, cfg->action) ||
 	    nla_put_u8(skb, PFCWD_A_PORT_PRIOS, cfg->prios) ||
 	    nla_put_u32(skb, PFCWD_A_PORT_STORM_LIMIT, cfg->storm_limit) ||

@@ -33,6 +33,7 @@ const struct nla_policy pfcwd_nl_port_set_policy[PFCWD_A_PORT_MAX + 1] = {
 							  &pfcwd_nl_time_range),
 	[PFCWD_A_PORT_WARN_MS] = NLA_POLICY_FULL_RANGE(NLA_U32,
 						       &pfcwd_nl_warn_range),
+	[PFCWD_A_PORT_BACKOFF] = NLA_POLICY_MAX(NLA_U8, 1),
 	[PFCWD_A_PORT_ACTION] = NLA_POLICY_MAX(NLA_U32, PFCWD_ACTION_MAX),
 	[PFCWD_A_PORT_PRIOS] = { .type = NLA_U8 },
 	[PFCWD_A_PORT_STORM_LIMIT] = NLA_POLICY_MAX(NLA_U32,
@@ -62,6 +63,10 @@ static void pfcwd_nl_change(struct nlattr **tb, struct pfcwd_config_change *chg)
 	if (tb[PFCWD_A_PORT_WARN_MS]) {
 		chg->set |= PFCWD_CFG_WARN;
 		cfg->warn_ms = nla_get_u32(tb[PFCWD_A_PORT_WARN_MS]);
+	}
+	if (tb[PFCWD_A_PORT_BACKOFF]) {
+		chg->set |= PFCWD_CFG_BACKOFF;
+		cfg->backoff = nla_get_u8(tb[PFCWD_A_PORT_BACKOFF]);
 	}
 	if (tb[PFCWD_A_PORT_ACTION]) {
 		chg->set |= PFCWD_CFG_ACTION;

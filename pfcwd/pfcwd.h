@@ -59,6 +59,7 @@ struct pfcwd_config {
 	enum pfcwd_device_action device_action;	/* may pfc_en be used */
 	u8 prios;			/* watched (lossless) priorities */
 	u32 storm_limit;		/* 0..PFCWD_STORM_LIMIT_MAX */
+	u8 backoff;			/* restore backoff: 0 off, 1 on */
 	bool enabled;
 };
 
@@ -71,6 +72,7 @@ struct pfcwd_config {
 #define PFCWD_CFG_ENABLED	BIT(5)
 #define PFCWD_CFG_DEVICE_ACTION	BIT(6)
 #define PFCWD_CFG_WARN		BIT(7)
+#define PFCWD_CFG_BACKOFF	BIT(8)
 
 struct pfcwd_config_change {
 	unsigned int set;

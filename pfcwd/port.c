@@ -195,6 +195,11 @@ void pfcwd_port_storm_config(const struct pfcwd_port *port,
 	scfg->slow_window_ns = (u64)READ_ONCE(pfcwd_params.slow_window_ms) *
 			       NSEC_PER_MSEC;
 	scfg->storm_limit = cfg->storm_limit;
+	/* The pure code's backoff bounds are the ones the uAPI documents. */
+	BUILD_BUG_ON(PFCWD_STORM_BACKOFF_MAX != PFCWD_BACKOFF_LEVEL_MAX);
+	BUILD_BUG_ON(PFCWD_STORM_BACKOFF_CAP_NS !=
+		     (u64)PFCWD_BACKOFF_MAX_MS * NSEC_PER_MSEC);
+	scfg->backoff = cfg->backoff;
 	scfg->slow_threshold = READ_ONCE(pfcwd_params.slow_threshold);
 	scfg->disables_pfc = pfcwd_action_device_pfc(port) &&
 			     cfg->action != PFCWD_ACTION_ALERT;

@@ -84,6 +84,73 @@ static void pfcwd_storm_record(struct pfcwd_storm *sm, u64 now)
 		sm->history_len++;
 }
 
+/*
+ * Restore backoff (storm.h): the level a storm detected at @now gets - one
+ * above the last storm's when that one was restored less than the storm
+ * window before, else 0; always 0 with backoff off.
+ */
+static u32 pfcwd_storm_next_level(const struct pfcwd_storm *sm,
+				  const struct pfcwd_storm_config *cfg, u64 now)
+{
+	if (!cfg->backoff || !sm->backoff_end || now < sm->backoff_end ||
+	    now - sm->backoff_end >= cfg->storm_window_ns)
+		return 0;
+	if (sm->backoff_level >= PFCWD_STORM_BACKOFF_MAX)
+		return PFCWD_STORM_BACKOFF_MAX;
+	return sm->backoff_level + 1;
+}
+
+/**
+ * pfcwd_storm_backoff - the restore backoff level in force
+ * @sm: the machine
+ * @cfg: its configuration
+ * @now: the time
+ *
+ * Return: STORMED or LATCHED, the storm's level; OPERATIONAL, the level a
+ * storm detected at @now would get; 0 with backoff off.
+ */
+u32 pfcwd_storm_backoff(const struct pfcwd_storm *sm,
+			const struct pfcwd_storm_config *cfg, u64 now)
+{
+	if (!cfg->backoff)
+		return 0;
+	if (sm->state != PFCWD_OPERATIONAL)
+		return sm->backoff_level;
+	return pfcwd_storm_next_level(sm, cfg, now);
+}
+
+/**
+ * pfcwd_storm_restore_ns - the restoration time of a storm
+ * @cfg: the configuration in force
+ * @level: the storm's backoff level (pfcwd_storm_backoff())
+ *
+ * Return: cfg->restore_ns (T1) with backoff off or at level 0; else
+ * T1 << @level, at most 16 * T1 and 60 s, and never below T1.
+ */
+u64 pfcwd_storm_restore_ns(const struct pfcwd_storm_config *cfg, u32 level)
+{
+	u64 t1 = cfg->restore_ns, cap, t;
+
+	if (!cfg->backoff || !level)
+		return t1;
+	if (level > PFCWD_STORM_BACKOFF_MAX)
+		level = PFCWD_STORM_BACKOFF_MAX;
+	cap = t1 << PFCWD_STORM_BACKOFF_MAX;
+	if (cap > PFCWD_STORM_BACKOFF_CAP_NS)
+		cap = PFCWD_STORM_BACKOFF_CAP_NS;
+	t = t1 << level;
+	if (t > cap)
+		t = cap;
+	return t > t1 ? t : t1;
+}
+
+/* The restoration time of the storm in progress. */
+static u64 pfcwd_storm_t1(const struct pfcwd_storm *sm,
+			  const struct pfcwd_storm_config *cfg)
+{
+	return pfcwd_storm_restore_ns(cfg, sm->backoff_level);
+}
+
 /* Enters STORMED (or LATCHED for @latch) for a storm detected at @now. */
 static unsigned int pfcwd_storm_enter(struct pfcwd_storm *sm,
 				      const struct pfcwd_storm_config *cfg,
@@ -92,6 +159,7 @@ static unsigned int pfcwd_storm_enter(struct pfcwd_storm *sm,
 	unsigned int ev = PFCWD_EV_DETECTED;
 	u64 span;
 
+	sm->backoff_level = pfcwd_storm_next_level(sm, cfg, now);
 	sm->stats.detected++;
 	sm->stats.last_detected_at = now;
 	sm->stats.last_paused_ns = now - sm->pause_start;
@@ -443,15 +511,17 @@ static unsigned int pfcwd_storm_rx(struct pfcwd_storm *sm,
 	return ev;
 }
 
-/* STORMED: restoration once no XOFF came for T1. */
+/* STORMED: restoration once no XOFF came for T1 (backed off: storm.h). */
 static unsigned int pfcwd_storm_restoring(struct pfcwd_storm *sm,
 					  const struct pfcwd_storm_config *cfg,
 					  u64 now)
 {
-	if (sm->state != PFCWD_STORMED || now - sm->xoff_last < cfg->restore_ns)
+	if (sm->state != PFCWD_STORMED ||
+	    now - sm->xoff_last < pfcwd_storm_t1(sm, cfg))
 		return 0;
 
 	sm->state = PFCWD_OPERATIONAL;
+	sm->backoff_end = now;
 	sm->stats.restored++;
 	sm->stats.last_restored_at = now;
 	sm->stats.last_storm_ns = now - sm->stormed_at;
@@ -614,8 +684,10 @@ static unsigned int pfcwd_storm_tx_due(struct pfcwd_storm *sm,
 		return 0;
 
 	sm->stats.tx_storms++;
-	if (sm->state == PFCWD_OPERATIONAL)
+	if (sm->state == PFCWD_OPERATIONAL) {
 		sm->stormed_at = now;
+		sm->backoff_level = 0;	/* no received storm to back off */
+	}
 	sm->state = PFCWD_LATCHED;
 	sm->latch = PFCWD_LATCH_TX_STORM;
 	sm->tx_start = 0;
@@ -632,8 +704,10 @@ static unsigned int pfcwd_storm_nic(struct pfcwd_storm *sm, u64 now)
 	if (sm->state == PFCWD_LATCHED)
 		return 0;
 	sm->stats.tx_storms++;
-	if (sm->state == PFCWD_OPERATIONAL)
+	if (sm->state == PFCWD_OPERATIONAL) {
 		sm->stormed_at = now;
+		sm->backoff_level = 0;	/* no received storm to back off */
+	}
 	sm->state = PFCWD_LATCHED;
 	sm->latch = PFCWD_LATCH_NIC_STORM;
 	sm->tx_start = 0;
@@ -1025,7 +1099,8 @@ unsigned int pfcwd_storm_sample(struct pfcwd_storm *sm,
  * @now: the time
  *
  * Return: true if the priority was STORMED or LATCHED and is now
- * OPERATIONAL; the storm history is cleared so the limit starts afresh.
+ * OPERATIONAL; the storm history is cleared so the limit starts afresh,
+ * and so is the restore backoff (the next storm is restored after T1).
  */
 bool pfcwd_storm_restore(struct pfcwd_storm *sm, u64 now)
 {
@@ -1039,6 +1114,8 @@ bool pfcwd_storm_restore(struct pfcwd_storm *sm, u64 now)
 	sm->blind_suspect = false;
 	sm->history_len = 0;
 	sm->history_head = 0;
+	sm->backoff_level = 0;
+	sm->backoff_end = 0;
 	pfcwd_storm_quiet(sm);
 	sm->pause_floor = now;
 	return true;
@@ -1082,7 +1159,7 @@ u64 pfcwd_storm_deadline(const struct pfcwd_storm *sm,
 		t = sm->stall_start + cfg->detect_ns;
 	else if (sm->state == PFCWD_STORMED &&
 		 !(cfg->refresh_ns && sm->pub_paused))
-		t = sm->xoff_last + cfg->restore_ns;
+		t = sm->xoff_last + pfcwd_storm_t1(sm, cfg);
 	if (sm->tx_start && sm->state != PFCWD_LATCHED &&
 	    sm->tx_start + cfg->detect_ns < t)
 		t = sm->tx_start + cfg->detect_ns;

@@ -62,6 +62,21 @@
  * returns the warning with the detection.  Generated storms, slow
  * receivers and the blind-counter latch have no warning.
  *
+ * Restore backoff (cfg->backoff; off: restoration after T1, always): the
+ * restoration time of a storm is T1 << n, capped at min(16 * T1, 60 s)
+ * (PFCWD_STORM_BACKOFF_MAX, PFCWD_STORM_BACKOFF_CAP_NS) and never below T1,
+ * where n, the backoff level, counts the storms before it in a run: a
+ * storm detected less than cfg->storm_window_ns (the storm limit's
+ * window) after the previous one was restored is one level above it
+ * (n + 1, at most PFCWD_STORM_BACKOFF_MAX); one detected after a quiet
+ * window (no storm for that long), or the first, is level 0.  So a peer
+ * that storms again after each restoration is restored after T1, 2 * T1,
+ * 4 * T1 ..., and a storm limit, counting detections in the same window,
+ * latches it later than without.  The level is fixed at detection; the
+ * time follows T1 and cfg->backoff as they are (turning backoff off
+ * restores after T1 from then on).  A restoration by hand ends the run.
+ * pfcwd_storm_backoff() and pfcwd_storm_restore_ns() say what is in force.
+ *
  * Generated (NIC-side) storm: the pause frames this port sends kept rising
  * while the port received nothing, for >= T0.  Slow receiver: the rate of
  * pause frames sent stayed above cfg->slow_threshold frames/s for
@@ -135,6 +150,9 @@
 #include "pure.h"
 
 #define PFCWD_STORM_HISTORY	16	/* largest storm limit */
+/* Restore backoff: at most T1 << 4 = 16 * T1, and at most 60 s. */
+#define PFCWD_STORM_BACKOFF_MAX		4
+#define PFCWD_STORM_BACKOFF_CAP_NS	(60 * PFCWD_NSEC_PER_SEC)
 #define PFCWD_SLOW_BUCKET_NS	(100 * PFCWD_NSEC_PER_MSEC)
 
 enum pfcwd_state {
@@ -178,6 +196,7 @@ struct pfcwd_storm_config {
 	u64 slow_window_ns;	/* slow receiver: how long the rate must stay high */
 	u32 storm_limit;	/* storms per window that latch; 0 = no limit */
 	u32 slow_threshold;	/* pause frames sent per second; 0 = off */
+	bool backoff;		/* restore backoff: T1 << level, capped */
 	bool disables_pfc;	/* the action clears the priority from pfc_en */
 	bool stall_only;	/* no pause counters: a transmit stall is the pause */
 	u64 stall_min_ns;	/* a shorter transmit stall is not one */
@@ -287,6 +306,10 @@ struct pfcwd_storm {
 	bool blind_suspect;
 	u64 blind_from;		/* restoration, or PFC back if later */
 
+	/* Restore backoff: the current or last storm's level, */
+	u32 backoff_level;
+	u64 backoff_end;	/* ...its restoration; 0: none, or by hand */
+
 	/* Detection times of recent storms, for the storm limit (a ring). */
 	u64 history[PFCWD_STORM_HISTORY];
 	u32 history_len;
@@ -353,6 +376,9 @@ void pfcwd_storm_clear_stats(struct pfcwd_storm *sm);
 u64 pfcwd_storm_deadline(const struct pfcwd_storm *sm,
 			 const struct pfcwd_storm_config *cfg);
 bool pfcwd_storm_busy(const struct pfcwd_storm *sm);
+u32 pfcwd_storm_backoff(const struct pfcwd_storm *sm,
+			const struct pfcwd_storm_config *cfg, u64 now);
+u64 pfcwd_storm_restore_ns(const struct pfcwd_storm_config *cfg, u32 level);
 bool pfcwd_storm_stall_news(const struct pfcwd_storm *sm,
 			    const struct pfcwd_storm_config *cfg, u64 since,
 			    u64 now);

@@ -9,6 +9,8 @@
  *   action               rw  drop | forward | alert
  *   priorities           rw  watched priorities, e.g. "3,4" or "0-2,5"
  *   storm_limit          rw  storms within storm_window_ms that latch, 0-16
+ *   restore_backoff      rw  0 | 1: each storm within storm_window_ms of
+ *                            the last waits twice as long to be restored
  *   enabled              rw  0 | 1
  *   stormed              ro  priorities stormed or latched
  *   restore              wo  priorities to restore by hand (latched ones)
@@ -220,6 +222,23 @@ static int pfcwd_store_storm_limit(struct pfcwd_port *port, const char *buf)
 
 PFCWD_ATTR_RW(storm_limit);
 
+static ssize_t pfcwd_show_restore_backoff(struct pfcwd_port *port, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", port->cfg.backoff);
+}
+
+static int pfcwd_store_restore_backoff(struct pfcwd_port *port,
+				       const char *buf)
+{
+	struct pfcwd_config cfg = {};
+
+	if (kstrtou8(buf, 10, &cfg.backoff) || cfg.backoff > 1)
+		return -EINVAL;
+	return pfcwd_sysfs_set(port, PFCWD_CFG_BACKOFF, &cfg);
+}
+
+PFCWD_ATTR_RW(restore_backoff);
+
 static ssize_t pfcwd_show_enabled(struct pfcwd_port *port, char *buf)
 {
 	return sysfs_emit(buf, "%d\n", port->cfg.enabled);
@@ -337,6 +356,7 @@ static struct attribute *pfcwd_attrs[] = {
 	&dev_attr_action.attr,
 	&dev_attr_priorities.attr,
 	&dev_attr_storm_limit.attr,
+	&dev_attr_restore_backoff.attr,
 	&dev_attr_enabled.attr,
 	&dev_attr_stormed.attr,
 	&dev_attr_restore.attr,

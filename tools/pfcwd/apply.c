@@ -201,6 +201,17 @@ static int apply_settings(struct apply_ctx *a, const char *dev,
 	if (s->has & CONF_HAS_WARN)
 		apply_u32(a, req, pi, PFCWD_A_PORT_WARN_MS, "warn", s->warn_ms,
 			  NULL);
+	if ((s->has & CONF_HAS_BACKOFF) &&
+	    (!pi || !has(pi->have, PFCWD_A_PORT_BACKOFF) ||
+	     pi->v[PFCWD_A_PORT_BACKOFF] != s->backoff)) {
+		if (pi && has(pi->have, PFCWD_A_PORT_BACKOFF))
+			apply_note(a, "backoff %s -> %s",
+				   pi->v[PFCWD_A_PORT_BACKOFF] ? "on" : "off",
+				   s->backoff ? "on" : "off");
+		else
+			apply_note(a, "backoff %s", s->backoff ? "on" : "off");
+		mnl_attr_put_u8(req, PFCWD_A_PORT_BACKOFF, s->backoff);
+	}
 	if (s->has & CONF_HAS_ACTION)
 		apply_u32(a, req, pi, PFCWD_A_PORT_ACTION, "action", s->action,
 			  action_name);

@@ -203,6 +203,7 @@ int get_ports(struct genl *g, unsigned int ifindex, const char *dev,
 #define CONF_HAS_QDISC		0x080
 #define CONF_HAS_QDISC_LIMIT	0x100
 #define CONF_HAS_WARN		0x200
+#define CONF_HAS_BACKOFF	0x400
 
 enum conf_qdisc {
 	CONF_QDISC_PFCWD = 1,	/* the root qdisc is pfcwd */
@@ -214,6 +215,7 @@ struct conf_set {
 	unsigned int has;
 	uint8_t enabled;
 	uint8_t prios;
+	uint8_t backoff;
 	uint32_t detect_ms, restore_ms, action, storm_limit, device_action;
 	uint32_t warn_ms;
 	enum conf_qdisc qdisc;

@@ -7,7 +7,8 @@
  * The format, one rule per line, in the words of "pfcwd set":
  *
  *	# comment
- *	dev PATTERN [ on | off ] [ detect MS ] [ restore MS ]
+ *	dev PATTERN [ on | off ] [ detect MS ] [ restore MS ] [ warn MS ]
+ *		[ backoff on|off ]
  *		[ action drop|forward|alert ] [ prio LIST ] [ limit N ]
  *		[ device-action auto|on|off ]
  *		[ qdisc pfcwd [ limit PACKETS ] | qdisc none ]
@@ -18,8 +19,8 @@
  * an abbreviation that is unique today may not be tomorrow); each may be
  * given once per line.  "qdisc" comes last, and what follows it is the
  * qdisc's own: its packet limit.  The watchdog's settings (detect, restore,
- * action, prio) are the port's, whether the qdisc is there or not, so they
- * are written before "qdisc" and never twice.
+ * warn, backoff, action, prio) are the port's, whether the qdisc is there
+ * or not, so they are written before "qdisc" and never twice.
  *
  * Every rule whose pattern matches a device applies to it, in file order;
  * a later rule's setting overrides an earlier one's, so a "dev *" line
@@ -86,6 +87,7 @@ static const struct conf_word conf_words[] = {
 	{ "limit", CONF_HAS_STORM_LIMIT },
 	{ "device-action", CONF_HAS_DEVICE_ACTION },
 	{ "warn", CONF_HAS_WARN },
+	{ "backoff", CONF_HAS_BACKOFF },
 };
 
 /* A time: 1..60000 ms, as the kernel takes it. */
@@ -142,6 +144,13 @@ static int conf_value(struct conf *c, unsigned int line, size_t i,
 					  "bad warn \"%s\": expected 0 (off) to %u ms, below detect",
 					  v, PFCWD_WARN_MS_MAX);
 		return 0;
+	case CONF_HAS_BACKOFF:
+		if (strcmp(v, "on") && strcmp(v, "off"))
+			return conf_error(c, line,
+					  "bad backoff \"%s\": expected on or off",
+					  v);
+		s->backoff = !strcmp(v, "on");
+		return 0;
 	}
 	return conf_error(c, line, "internal error: keyword %s", kw);
 }
@@ -174,12 +183,12 @@ static int conf_qdisc(struct conf *c, unsigned int line, char **w, int n,
 		if (strcmp(w[i], "limit")) {
 			if (strcmp(w[i], "detect") && strcmp(w[i], "restore") &&
 			    strcmp(w[i], "action") && strcmp(w[i], "lossless") &&
-			    strcmp(w[i], "warn"))
+			    strcmp(w[i], "warn") && strcmp(w[i], "backoff"))
 				return conf_error(c, line,
 						  "unknown qdisc option \"%s\": the qdisc takes only \"limit PACKETS\"",
 						  w[i]);
 			return conf_error(c, line,
-					  "\"%s\" after \"qdisc pfcwd\": the watchdog's settings are the port's; write detect, restore, warn, action and prio before \"qdisc\"",
+					  "\"%s\" after \"qdisc pfcwd\": the watchdog's settings are the port's; write detect, restore, warn, backoff, action and prio before \"qdisc\"",
 					  w[i]);
 		}
 		if (s->has & CONF_HAS_QDISC_LIMIT)
@@ -384,6 +393,8 @@ static void conf_merge(struct conf_set *to, const struct conf_set *from)
 		to->device_action = from->device_action;
 	if (h & CONF_HAS_WARN)
 		to->warn_ms = from->warn_ms;
+	if (h & CONF_HAS_BACKOFF)
+		to->backoff = from->backoff;
 	if (h & CONF_HAS_QDISC) {
 		/* A later qdisc clause replaces the whole of an earlier one. */
 		to->qdisc = from->qdisc;

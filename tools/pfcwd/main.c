@@ -32,6 +32,7 @@ static void usage(FILE *f)
 		"                         [ action { drop | forward | alert } ]\n"
 		"                         [ prio LIST ] [ limit N ]\n"
 		"                         [ device-action { auto | on | off } ]\n"
+		"                         [ warn MS ] [ backoff { on | off } ]\n"
 		"       pfcwd restore dev DEV prio LIST\n"
 		"       pfcwd monitor [ dev DEV ] [ count N ]\n"
 		"       pfcwd headroom speed SPEED cable LENGTH [ mtu BYTES ]\n"

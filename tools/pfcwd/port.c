@@ -26,6 +26,7 @@ const struct attr_key port_keys[] = {
 	{ PFCWD_A_PORT_DETECT_MS, "detect_ms", AF_NUM, AK_SHOW },
 	{ PFCWD_A_PORT_RESTORE_MS, "restore_ms", AF_NUM, AK_SHOW },
 	{ PFCWD_A_PORT_WARN_MS, "warn_ms", AF_NUM, AK_SHOW },
+	{ PFCWD_A_PORT_BACKOFF, "backoff", AF_BOOL, AK_SHOW },
 	{ PFCWD_A_PORT_ACTION, "action", AF_ACTION, AK_SHOW },
 	{ PFCWD_A_PORT_PRIOS, "prios", AF_PRIOS, AK_SHOW },
 	{ PFCWD_A_PORT_STORM_LIMIT, "storm_limit", AF_NUM, AK_SHOW },
@@ -62,6 +63,10 @@ const struct attr_key prio_keys[] = {
 	{ PFCWD_A_PRIO_STATE, "state", AF_STATE, AK_SHOW | AK_STATS | AK_EVENT },
 	{ PFCWD_A_PRIO_LATCH, "latch", AF_LATCH, AK_SHOW | AK_STATS | AK_EVENT },
 	{ PFCWD_A_PRIO_ACTION, "action", AF_ACTION, AK_SHOW | AK_STATS | AK_EVENT },
+	{ PFCWD_A_PRIO_BACKOFF_LEVEL, "backoff_level", AF_NUM,
+	  AK_SHOW | AK_STATS | AK_EVENT },
+	{ PFCWD_A_PRIO_EFFECTIVE_RESTORE_MS, "effective_restore_ms", AF_NUM,
+	  AK_SHOW | AK_STATS | AK_EVENT },
 	{ PFCWD_A_PRIO_DETECTED, "detected", AF_NUM, AK_STATS | AK_EVENT },
 	{ PFCWD_A_PRIO_RESTORED, "restored", AF_NUM, AK_STATS | AK_EVENT },
 	{ PFCWD_A_PRIO_TX_STORMS, "tx_storms", AF_NUM, AK_STATS | AK_EVENT },
@@ -94,6 +99,7 @@ static const uint8_t port_size[PORT_ATTRS] = {
 	[PFCWD_A_PORT_DETECT_MS] = 4,
 	[PFCWD_A_PORT_RESTORE_MS] = 4,
 	[PFCWD_A_PORT_WARN_MS] = 4,
+	[PFCWD_A_PORT_BACKOFF] = 1,
 	[PFCWD_A_PORT_ACTION] = 4,
 	[PFCWD_A_PORT_PRIOS] = 1,
 	[PFCWD_A_PORT_STORM_LIMIT] = 4,
@@ -130,6 +136,8 @@ static const uint8_t prio_size[PRIO_ATTRS] = {
 	[PFCWD_A_PRIO_DETECTED ... PFCWD_A_PRIO_EVENT_NS] = 8,
 	[PFCWD_A_PRIO_WARNINGS] = 8,
 	[PFCWD_A_PRIO_LAST_WARN_PAUSED_US] = 8,
+	[PFCWD_A_PRIO_BACKOFF_LEVEL] = 4,
+	[PFCWD_A_PRIO_EFFECTIVE_RESTORE_MS] = 4,
 };
 
 /* A NUL-terminated string attribute into @buf; -EPROTO if malformed. */
@@ -304,6 +312,8 @@ const char *port_attr_name(uint16_t type)
 		return "restore";
 	case PFCWD_A_PORT_WARN_MS:
 		return "warn";
+	case PFCWD_A_PORT_BACKOFF:
+		return "backoff";
 	case PFCWD_A_PORT_ACTION:
 		return "action";
 	case PFCWD_A_PORT_PRIOS:

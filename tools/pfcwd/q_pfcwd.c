@@ -4,7 +4,7 @@
  *
  *   tc qdisc add dev DEV root pfcwd [ detect MS ] [ restore MS ]
  *	[ action drop|forward|alert ] [ lossless PRIO[,PRIO...]|none ]
- *	[ limit PACKETS ] [ warn MS ]
+ *	[ limit PACKETS ] [ warn MS ] [ backoff on|off ]
  *   tc [-j] qdisc show dev DEV       options
  *   tc [-j] -s qdisc show dev DEV    options and per-priority xstats
  *
@@ -15,12 +15,12 @@
  * established.  Options become TCA_PFCWD_* attributes nested in
  * TCA_OPTIONS (include/uapi/linux/pfcwd.h); the kernel checks them again.
  *
- * Plain output: the options as they are typed ("detect 200ms"; warn only
- * when on); xstats one line per priority.  JSON (tc -j): in "options",
- * keys limit, detect_ms, restore_ms, action, lossless (array of
- * priorities) and warn_ms (0: off); with -s, an array
- * "prios" of objects with keys prio, state, lossless, paused, detected,
- * restored, tx_dropped, rx_dropped, tx_forwarded.
+ * Plain output: the options as they are typed ("detect 200ms"; warn and
+ * backoff only when on); xstats one line per priority.  JSON (tc -j): in
+ * "options", keys limit, detect_ms, restore_ms, action, lossless (array
+ * of priorities), warn_ms (0: off) and backoff (a boolean); with -s, an
+ * array "prios" of objects with keys prio, state, lossless, paused,
+ * detected, restored, tx_dropped, rx_dropped, tx_forwarded.
  *
  * Single-threaded, called by tc only; no state kept between calls.
  */
@@ -56,13 +56,15 @@ static void pfcwd_usage(void)
 	fprintf(stderr,
 		"Usage: ... pfcwd [ detect MS ] [ restore MS ] [ action drop|forward|alert ]\n"
 		"                 [ lossless PRIO[,PRIO...]|none ] [ limit PACKETS ] [ warn MS ]\n"
+		"                 [ backoff on|off ]\n"
 		"  detect   T0: a priority paused this long is stormed, 1-60000 ms\n"
 		"  restore  T1: restored after this long without pause, 1-60000 ms\n"
 		"  warn     a storm warning after this long paused, below T0; 0: off\n"
+		"  backoff  on: each storm in a run waits twice as long to be restored\n"
 		"  action   what a storm does to the priority (drop, forward, alert)\n"
 		"  lossless the watched priorities 0-7, e.g. 3,4 or 0-2,5; none: no priority\n"
 		"  limit    packets per band, 1-%u\n"
-		"detect, restore, action, lossless and warn configure the device's watchdog\n"
+		"detect, restore, action, lossless, warn and backoff configure the device's watchdog\n"
 		"(the values of /sys/class/net/DEV/pfcwd/); limit is the qdisc's own.\n",
 		PFCWD_LIMIT_MAX);
 }
@@ -144,6 +146,16 @@ static int pfcwd_parse_warn(const struct pfcwd_opt *o, const char *s,
 	return pfcwd_parse_uint(s, "ms", 0, PFCWD_WARN_MS_MAX, out);
 }
 
+static int pfcwd_parse_backoff(const struct pfcwd_opt *o, const char *s,
+			       unsigned int *out)
+{
+	(void)o;
+	if (strcmp(s, "on") && strcmp(s, "off"))
+		return -EINVAL;
+	*out = !strcmp(s, "on");
+	return 0;
+}
+
 static int pfcwd_parse_limit(const struct pfcwd_opt *o, const char *s,
 			     unsigned int *out)
 {
@@ -178,6 +190,7 @@ static const struct pfcwd_opt pfcwd_opts[] = {
 	  "packets per band, 1-1048576" },
 	{ "warn", TCA_PFCWD_WARN, 4, pfcwd_parse_warn,
 	  "milliseconds, 0 (off) or 1-59999, below detect" },
+	{ "backoff", TCA_PFCWD_BACKOFF, 1, pfcwd_parse_backoff, "on or off" },
 };
 
 #define PFCWD_NOPTS	ARRAY_SIZE(pfcwd_opts)
@@ -412,6 +425,8 @@ static int pfcwd_print_qopt(struct tc_qdisc_plugin *qp, FILE *f,
 	/* Off is the default: in JSON always, in plain text when on. */
 	if (have[TCA_PFCWD_WARN] && (val[TCA_PFCWD_WARN] || pfcwd_json()))
 		pfcwd_uint("warn_ms", "warn %ums ", val[TCA_PFCWD_WARN]);
+	if (have[TCA_PFCWD_BACKOFF])
+		pfcwd_flag("backoff", "backoff on", val[TCA_PFCWD_BACKOFF]);
 	return 0;
 }
 

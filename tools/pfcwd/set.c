@@ -21,6 +21,7 @@ void usage_set(FILE *f)
 		   "                        [ prio LIST ] [ limit N ]\n"
 		   "                        [ device-action { auto | on | off } ]\n"
 		   "                        [ warn MS ]   (below detect; 0: off)\n"
+		   "                        [ backoff { on | off } ]   (restore backoff)\n"
 		   "LIST := PRIO[,PRIO...] | none   PRIO := 0-7 | A-B\n");
 }
 
@@ -83,9 +84,9 @@ int cmd_set(int argc, char **argv)
 	bool has_detect = false, has_restore = false, has_action = false;
 	bool has_warn = false;
 	bool has_limit = false, has_prios = false, has_enabled = false;
-	bool has_dev_action = false;
+	bool has_dev_action = false, has_backoff = false;
 	const char *dev = NULL, *s;
-	uint8_t prios = 0, enabled = 0;
+	uint8_t prios = 0, enabled = 0, backoff = 0;
 	unsigned int ifindex = 0;
 	struct nlmsghdr *req;
 	struct genl g;
@@ -107,6 +108,13 @@ int cmd_set(int argc, char **argv)
 		} else if (matches(*argv, "warn")) {
 			warn = arg_ms(&argc, &argv, "warn", "warning time");
 			has_warn = true;
+		} else if (matches(*argv, "backoff")) {
+			s = next_arg(&argc, &argv, "backoff");
+			if (strcmp(s, "on") && strcmp(s, "off"))
+				usage_error("bad backoff \"%s\": expected on or off",
+					    s);
+			backoff = !strcmp(s, "on");
+			has_backoff = true;
 		} else if (matches(*argv, "action")) {
 			s = next_arg(&argc, &argv, "action");
 			if (parse_action(s, &action))
@@ -134,7 +142,8 @@ int cmd_set(int argc, char **argv)
 	}
 	need_dev(dev, "set");
 	if (!has_enabled && !has_detect && !has_restore && !has_action &&
-	    !has_prios && !has_limit && !has_dev_action && !has_warn)
+	    !has_prios && !has_limit && !has_dev_action && !has_warn &&
+	    !has_backoff)
 		usage_error("set: nothing to change on %s", dev);
 
 	if (genl_open(&g)) {
@@ -151,6 +160,8 @@ int cmd_set(int argc, char **argv)
 		mnl_attr_put_u32(req, PFCWD_A_PORT_RESTORE_MS, restore);
 	if (has_warn)
 		mnl_attr_put_u32(req, PFCWD_A_PORT_WARN_MS, warn);
+	if (has_backoff)
+		mnl_attr_put_u8(req, PFCWD_A_PORT_BACKOFF, backoff);
 	if (has_action)
 		mnl_attr_put_u32(req, PFCWD_A_PORT_ACTION, action);
 	if (has_prios)

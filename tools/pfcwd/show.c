@@ -243,6 +243,25 @@ static void show_bounds(const struct port_info *pi)
 	       d0, d, r0, r);
 }
 
+/*
+ * A stormed priority: the restoration time it waits for (T1, or backed
+ * off: T1 << level, capped), and the backoff level when above 0.
+ */
+static void show_restore_eff(const struct prio_info *pr)
+{
+	const uint64_t *v = pr->v;
+
+	if (!has(pr->have, PFCWD_A_PRIO_STATE) ||
+	    v[PFCWD_A_PRIO_STATE] != PFCWD_PRIO_STATE_STORMED ||
+	    !has(pr->have, PFCWD_A_PRIO_EFFECTIVE_RESTORE_MS))
+		return;
+	printf(", restore after %llums",
+	       (unsigned long long)v[PFCWD_A_PRIO_EFFECTIVE_RESTORE_MS]);
+	if (v[PFCWD_A_PRIO_BACKOFF_LEVEL])
+		printf(" (backoff %llu)",
+		       (unsigned long long)v[PFCWD_A_PRIO_BACKOFF_LEVEL]);
+}
+
 static void show_human(const struct port_info *pi)
 {
 	char s[64];
@@ -261,6 +280,8 @@ static void show_human(const struct port_info *pi)
 	/* Off is the default, and reads like no word at all. */
 	if (pi->v[PFCWD_A_PORT_WARN_MS])
 		show_num(pi, PFCWD_A_PORT_WARN_MS, " warn %llums");
+	if (pi->v[PFCWD_A_PORT_BACKOFF])
+		printf(" backoff on");
 	printf("\n   ");
 	show_prios(pi, PFCWD_A_PORT_STORMED, "stormed");
 	show_prios(pi, PFCWD_A_PORT_PFC_EN, "pfc_en");
@@ -283,8 +304,9 @@ static void show_human(const struct port_info *pi)
 		if (!pr->have || (!prio_watched(pr) && !prio_busy(pr)))
 			continue;
 		prio_state(pr, s, sizeof(s));
-		printf("    prio %d: %s%s\n", p, s,
-		       prio_watched(pr) ? "" : " (not watched)");
+		printf("    prio %d: %s", p, s);
+		show_restore_eff(pr);
+		printf("%s\n", prio_watched(pr) ? "" : " (not watched)");
 	}
 }
 

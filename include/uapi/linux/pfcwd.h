@@ -34,6 +34,16 @@
 /* Largest storm limit (storms within the window that latch). */
 #define PFCWD_STORM_LIMIT_MAX	16
 
+/*
+ * Restore backoff (a port's, off by default): a storm detected within the
+ * storm window (the storm limit's) of the previous one's restoration waits
+ * twice as long as that one to be restored, T1 << level, at most
+ * T1 << PFCWD_BACKOFF_LEVEL_MAX and PFCWD_BACKOFF_MAX_MS, never below T1;
+ * a window without a storm starts again from T1.
+ */
+#define PFCWD_BACKOFF_LEVEL_MAX	4
+#define PFCWD_BACKOFF_MAX_MS	60000
+
 /* What the watchdog does to a stormed priority. */
 enum pfcwd_action {
 	PFCWD_ACTION_DROP,	/* drop its traffic, stop honouring pause */
@@ -93,6 +103,7 @@ enum {
 	TCA_PFCWD_ACTION,	/* u32: enum pfcwd_action */
 	TCA_PFCWD_LOSSLESS,	/* u8: bitmask of watched priorities */
 	TCA_PFCWD_WARN,		/* u32: warning time, ms; 0 = off, < T0 */
+	TCA_PFCWD_BACKOFF,	/* u8: restore backoff, 0 off or 1 on */
 	__TCA_PFCWD_MAX
 };
 
@@ -163,6 +174,7 @@ enum {
 	PFCWD_A_PORT_NIC_STORM_ERRORS,	/* u64: its error events (stops) */
 	PFCWD_A_PORT_RESTORE_LATE_US,	/* u32: bound on restoration lateness */
 	PFCWD_A_PORT_WARN_MS,		/* u32: warning time; 0 = off, < T0 */
+	PFCWD_A_PORT_BACKOFF,		/* u8: restore backoff, 0 or 1 */
 	__PFCWD_A_PORT_CNT
 };
 
@@ -203,6 +215,8 @@ enum {
 	/* Added after PAD, so that no earlier number changed. */
 	PFCWD_A_PRIO_WARNINGS,		/* u64: storm warnings */
 	PFCWD_A_PRIO_LAST_WARN_PAUSED_US,	/* u64: paused for, when warned */
+	PFCWD_A_PRIO_BACKOFF_LEVEL,	/* u32: restore backoff level, 0-4 */
+	PFCWD_A_PRIO_EFFECTIVE_RESTORE_MS,	/* u32: T1 in force, backed off */
 	__PFCWD_A_PRIO_CNT
 };
 

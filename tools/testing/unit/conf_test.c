@@ -109,6 +109,30 @@ static void test_warn(void)
 	conf_free(&c);
 }
 
+/* backoff on|off: a setting of its own, merged as the others. */
+static void test_backoff(void)
+{
+	struct conf c;
+	struct conf_set s;
+	int ok;
+
+	ok = !parse("dev * backoff on limit 4\n"
+		    "dev eth1 backoff off\n"
+		    "dev eth2 restore 100\n", &c);
+	tap_ok(ok && c.n == 3, "backoff is read: three rules");
+	conf_resolve(&c, "eth0", &s, NULL);
+	tap_ok((s.has & CONF_HAS_BACKOFF) && s.backoff == 1 &&
+	       s.storm_limit == 4, "backoff on, with a storm limit");
+	conf_resolve(&c, "eth1", &s, NULL);
+	tap_ok((s.has & CONF_HAS_BACKOFF) && s.backoff == 0,
+	       "backoff off is a setting, overriding the earlier rule");
+	conf_resolve(&c, "eth2", &s, NULL);
+	tap_ok((s.has & CONF_HAS_BACKOFF) && s.backoff == 1 &&
+	       s.restore_ms == 100,
+	       "a later rule without backoff leaves the earlier one's");
+	conf_free(&c);
+}
+
 static const struct {
 	const char *text;
 	const char *err;	/* the whole message */
@@ -152,7 +176,7 @@ static const struct {
 	  "t.conf:1: qdisc \"limit\" given twice" },
 	{ "dev eth0 qdisc pfcwd lossless 3\n",
 	  "t.conf:1: \"lossless\" after \"qdisc pfcwd\": the watchdog's settings are the port's; "
-	  "write detect, restore, warn, action and prio before \"qdisc\"" },
+	  "write detect, restore, warn, backoff, action and prio before \"qdisc\"" },
 	{ "dev eth0 warn 60000\n",
 	  "t.conf:1: bad warn \"60000\": expected 0 (off) to 59999 ms, below detect" },
 	{ "dev eth0 warn soon\n",
@@ -164,7 +188,17 @@ static const struct {
 	{ "dev eth0 warn 1 warn 2\n", "t.conf:1: \"warn\" given twice" },
 	{ "dev eth0 qdisc pfcwd warn 3\n",
 	  "t.conf:1: \"warn\" after \"qdisc pfcwd\": the watchdog's settings are the port's; "
-	  "write detect, restore, warn, action and prio before \"qdisc\"" },
+	  "write detect, restore, warn, backoff, action and prio before \"qdisc\"" },
+	{ "dev eth0 backoff 1\n",
+	  "t.conf:1: bad backoff \"1\": expected on or off" },
+	{ "dev eth0 backoff yes\n",
+	  "t.conf:1: bad backoff \"yes\": expected on or off" },
+	{ "dev eth0 backoff\n", "t.conf:1: \"backoff\" needs a value" },
+	{ "dev eth0 backoff on backoff off\n",
+	  "t.conf:1: \"backoff\" given twice" },
+	{ "dev eth0 qdisc pfcwd backoff on\n",
+	  "t.conf:1: \"backoff\" after \"qdisc pfcwd\": the watchdog's settings are the port's; "
+	  "write detect, restore, warn, backoff, action and prio before \"qdisc\"" },
 	{ "dev eth0 qdisc pfcwd quantum 3\n",
 	  "t.conf:1: unknown qdisc option \"quantum\": the qdisc takes only \"limit PACKETS\"" },
 	{ "dev eth0 on \\\n",
@@ -216,10 +250,11 @@ static void test_nul_and_long(void)
 
 int main(void)
 {
-	tap_plan(4 + 6 + 4 + (int)ARRAY_SIZE(bad) + 2);
+	tap_plan(4 + 6 + 4 + 4 + (int)ARRAY_SIZE(bad) + 2);
 	test_full_line();
 	test_merge();
 	test_warn();
+	test_backoff();
 	test_bad();
 	test_nul_and_long();
 	return tap_done();

@@ -11,7 +11,8 @@
 #include "../../../pfcwd/storm.h"
 #include "tap.h"
 
-#define N_TESTS		(272 + 36 + 4 + 6 + 9 + 1 + 20 + 19 + 2 + 4 + 13 + 10)
+#define N_TESTS		(272 + 36 + 4 + 6 + 9 + 1 + 20 + 19 + 2 + 4 + 13 + 10 + \
+			 6 + 2 + 7 + 5 + 5 + 2)
 
 #define US(n)		((u64)(n) * 1000ULL)
 #define MS(n)		((u64)(n) * PFCWD_NSEC_PER_MSEC)
@@ -2799,6 +2800,357 @@ static void test_warn_sources(void)
 	       "warn, published every 100 ms: a 3 s storm warned once, then detected and restored (20 phases)");
 }
 
+/*
+ * Restore backoff (storm.h): with cfg.backoff, a storm detected within
+ * the storm window of the previous one's restoration is restored after
+ * twice its restoration time, up to min(16 * T1, 60 s); a quiet window
+ * starts again from T1.  One storm of the counter simulator: @quiet
+ * without XOFF, XOFF until detection and @len more, then none until it
+ * is restored (at most 3 min).  Returns the time from its last XOFF to
+ * its restoration (0: not restored); @level gets its backoff level.
+ */
+static u64 bo_storm(struct sim *x, u64 quiet, u64 len, u32 *level)
+{
+	u64 last;
+
+	x->xoff = 0;
+	sim_for(x, quiet);
+	x->xoff = 1;
+	sim_clear(x);
+	sim_until(x, x->cfg.detect_ns + MS(10));
+	if (level)
+		*level = pfcwd_storm_backoff(&x->sm, &x->cfg, x->s.now);
+	sim_for(x, len);
+	last = x->s.now;
+	x->xoff = 0;
+	if (x->sm.state != PFCWD_STORMED)
+		return 0;
+	sim_clear(x);
+	sim_until(x, SEC(180));
+	if (x->ev_first != PFCWD_EV_RESTORED)
+		return 0;
+	return x->ev_at - last;
+}
+
+static struct pfcwd_storm_config cfg_backoff(bool on)
+{
+	struct pfcwd_storm_config cfg = cfg_t(MS(100), MS(100));
+
+	cfg.backoff = on;
+	return cfg;
+}
+
+static void test_backoff_doubling(void)
+{
+	struct pfcwd_storm_config cfg = cfg_backoff(true);
+	u64 r[3], last;
+	unsigned int ev;
+	struct sim x;
+	u32 lv[3];
+	int i;
+
+	/* T0 = T1 = 100 ms, window 10 s: three storms 50 ms apart. */
+	sim_init(&x, &cfg, 0);
+	tap_ok(pfcwd_storm_backoff(&x.sm, &cfg, x.s.now) == 0 &&
+	       pfcwd_storm_restore_ns(&cfg, 0) == MS(100),
+	       "backoff: a fresh machine is at level 0, T1");
+	for (i = 0; i < 3; i++)
+		r[i] = bo_storm(&x, MS(50), MS(20), &lv[i]);
+	tap_ok(r[0] == MS(100) && r[1] == MS(200) && r[2] == MS(400) &&
+	       lv[0] == 0 && lv[1] == 1 && lv[2] == 2,
+	       "backoff: three storms in a row restored after T1, 2 T1, 4 T1 (%llu, %llu, %llu ms; levels %u %u %u)",
+	       ms(r[0]), ms(r[1]), ms(r[2]), lv[0], lv[1], lv[2]);
+	tap_ok(x.sm.stats.detected == 3 && x.sm.stats.restored == 3 &&
+	       in_state(&x, PFCWD_OPERATIONAL, PFCWD_LATCH_NONE) &&
+	       pfcwd_storm_backoff(&x.sm, &cfg, x.s.now) == 3 &&
+	       pfcwd_storm_restore_ns(&cfg, 3) == MS(800),
+	       "backoff: operational after them, the next storm would be level 3 (800 ms)");
+
+	/* The fourth: its deadline and restoration at 8 T1, not before. */
+	x.xoff = 1;
+	sim_clear(&x);
+	sim_until(&x, SEC(1));
+	sim_for(&x, MS(5));
+	last = x.s.now;
+	x.xoff = 0;
+	sim_step(&x, last + TICK);
+	tap_ok(x.nev == 1 && x.sm.state == PFCWD_STORMED &&
+	       pfcwd_storm_backoff(&x.sm, &cfg, x.s.now) == 3 &&
+	       deadline(&x) == last + MS(800) && busy(&x),
+	       "backoff: storm 4 at level 3, deadline last XOFF + 800 ms");
+	sim_run(&x, last + MS(800) - TICK, false);
+	ev = sim_step(&x, last + MS(800) - US(1));
+	tap_ok(!ev && x.sm.state == PFCWD_STORMED,
+	       "backoff: still stormed at 8 T1 - 1 us");
+	ev = sim_step(&x, last + MS(800));
+	tap_ok(ev == PFCWD_EV_RESTORED &&
+	       x.sm.stats.last_storm_ns == last + MS(800) - x.sm.stats.last_detected_at,
+	       "backoff: restored at 8 T1 after the last XOFF");
+}
+
+static void test_backoff_cap(void)
+{
+	struct pfcwd_storm_config cfg = cfg_backoff(true);
+	static const struct {
+		u64 t1;
+		u64 want[PFCWD_STORM_BACKOFF_MAX + 3];
+	} caps[] = {
+		/* 16 T1 below 60 s: 16 T1 */
+		{ MS(100), { MS(100), MS(200), MS(400), MS(800), MS(1600),
+			     MS(1600), MS(1600) } },
+		/* 16 T1 above 60 s: 60 s */
+		{ SEC(5), { SEC(5), SEC(10), SEC(20), SEC(40), SEC(60),
+			    SEC(60), SEC(60) } },
+		/* T1 at its largest: no backoff left */
+		{ SEC(60), { SEC(60), SEC(60), SEC(60), SEC(60), SEC(60),
+			     SEC(60), SEC(60) } },
+		/* T1 above 60 s (not configurable): never below T1 */
+		{ SEC(100), { SEC(100), SEC(100), SEC(100), SEC(100),
+			      SEC(100), SEC(100), SEC(100) } },
+	};
+	unsigned int i, l, bad = 0;
+	u32 lv[3];
+	u64 r[3];
+	struct sim x;
+
+	for (i = 0; i < ARRAY_SIZE(caps); i++) {
+		cfg.restore_ns = caps[i].t1;
+		for (l = 0; l < PFCWD_STORM_BACKOFF_MAX + 3; l++)
+			bad += pfcwd_storm_restore_ns(&cfg, l) != caps[i].want[l];
+	}
+	tap_ok(!bad,
+	       "backoff cap: T1 << level up to min(16 T1, 60 s), never below T1 (T1 0.1, 5, 60, 100 s; levels 0-6)");
+
+	/* Storms 5 to 7 in a row: level 4, 16 T1, each. */
+	cfg = cfg_backoff(true);
+	sim_init(&x, &cfg, 0);
+	for (i = 0; i < 4; i++)
+		bo_storm(&x, MS(50), MS(20), NULL);
+	for (i = 0; i < 3; i++)
+		r[i] = bo_storm(&x, MS(50), MS(20), &lv[i]);
+	tap_ok(r[0] == MS(1600) && r[1] == MS(1600) && r[2] == MS(1600) &&
+	       lv[0] == 4 && lv[1] == 4 && lv[2] == 4,
+	       "backoff cap: storms 5-7 stay at level 4, 16 T1 (%llu ms)",
+	       ms(r[2]));
+}
+
+static void test_backoff_reset(void)
+{
+	struct pfcwd_storm_config cfg = cfg_backoff(true);
+	u64 t0 = cfg.detect_ns, w, end, r[2];
+	struct sim x;
+	u32 lv[2];
+
+	/* Window 2 s.  Detection comes TICK + T0 after the quiet. */
+	w = SEC(2);
+	cfg.storm_window_ns = w;
+	sim_init(&x, &cfg, 0);
+	bo_storm(&x, MS(50), MS(20), NULL);
+	bo_storm(&x, MS(50), MS(20), NULL);
+	end = x.s.now;
+	tap_ok(x.sm.backoff_level == 1 &&
+	       pfcwd_storm_backoff(&x.sm, &cfg, end) == 2 &&
+	       pfcwd_storm_backoff(&x.sm, &cfg, end + w - US(1)) == 2 &&
+	       pfcwd_storm_backoff(&x.sm, &cfg, end + w) == 0,
+	       "backoff reset: after storm 2 the next is level 2 within the window, 0 after it");
+	/* Detected one tick inside the window: level 2. */
+	r[0] = bo_storm(&x, w - t0 - 2 * TICK, MS(20), &lv[0]);
+	tap_ok(lv[0] == 2 && r[0] == MS(400) &&
+	       x.sm.stats.last_detected_at == end + w - TICK,
+	       "backoff reset: a storm detected 1 ms inside the window goes on doubling (level %u, %llu ms)",
+	       lv[0], ms(r[0]));
+	/* Detected a window after the restoration: back to T1. */
+	end = x.s.now;
+	r[1] = bo_storm(&x, w - t0 - TICK, MS(20), &lv[1]);
+	tap_ok(lv[1] == 0 && r[1] == MS(100) &&
+	       x.sm.stats.last_detected_at == end + w,
+	       "backoff reset: a storm a quiet window after the last one is level 0, T1 (level %u, %llu ms)",
+	       lv[1], ms(r[1]));
+	r[0] = bo_storm(&x, MS(50), MS(20), &lv[0]);
+	tap_ok(lv[0] == 1 && r[0] == MS(200),
+	       "backoff reset: ...and the one after it doubles again");
+
+	/* By hand: the run ends; forget: likewise; clear stats: not. */
+	x.xoff = 1;
+	sim_until(&x, SEC(1));
+	tap_ok(pfcwd_storm_backoff(&x.sm, &cfg, x.s.now) == 2 &&
+	       pfcwd_storm_restore(&x.sm, x.s.now) &&
+	       pfcwd_storm_backoff(&x.sm, &cfg, x.s.now) == 0 &&
+	       !x.sm.backoff_end,
+	       "backoff: a restoration by hand ends the run (level 0)");
+	r[0] = bo_storm(&x, MS(50), MS(20), &lv[0]);
+	r[1] = bo_storm(&x, MS(50), MS(20), &lv[1]);
+	pfcwd_storm_clear_stats(&x.sm);
+	tap_ok(r[0] == MS(100) && r[1] == MS(200) &&
+	       pfcwd_storm_backoff(&x.sm, &cfg, x.s.now) == 2,
+	       "backoff: after it T1, then 2 T1; clearing the stats keeps the level");
+	pfcwd_storm_forget(&x.sm);
+	tap_ok(pfcwd_storm_backoff(&x.sm, &cfg, x.s.now) == 0,
+	       "backoff: forget (disable, reconfigure) ends the run");
+}
+
+/* Backoff off: what the machine did before it, whatever the storms. */
+static void test_backoff_off(void)
+{
+	struct pfcwd_storm_config off = cfg_backoff(false);
+	struct pfcwd_storm_config on = cfg_backoff(true);
+	u64 r_off[8], r_on[8], last;
+	struct sim x, y;
+	bool ok = true;
+	u32 lv;
+	int i;
+
+	/*
+	 * Eight storms in a row, flapping: each restored T1 after its last
+	 * XOFF, level 0; and machine for machine (stats, state, events'
+	 * times) the same as a run with backoff on whose window is too short
+	 * to hold two storms (every storm at level 0).
+	 */
+	on.storm_window_ns = MS(1);
+	sim_init(&x, &off, 0);
+	sim_init(&y, &on, 0);
+	for (i = 0; i < 8; i++) {
+		u64 q = rng_between(1, 300) * TICK, len = rng_between(0, 50) * TICK;
+
+		r_off[i] = bo_storm(&x, q, len, &lv);
+		ok &= lv == 0 && r_off[i] == MS(100);
+		r_on[i] = bo_storm(&y, q, len, &lv);
+		ok &= lv == 0 && r_on[i] == r_off[i];
+	}
+	tap_ok(ok && !memcmp(&x.sm.stats, &y.sm.stats, sizeof(x.sm.stats)) &&
+	       x.s.now == y.s.now && x.sm.backoff_level == 0 &&
+	       pfcwd_storm_backoff(&x.sm, &off, x.s.now) == 0 &&
+	       pfcwd_storm_restore_ns(&off, 4) == MS(100),
+	       "backoff off: 8 flapping storms each restored after T1, level 0, stats as without backoff");
+
+	/* Turned off during a backed-off storm: T1 from then on. */
+	sim_init(&x, &on, 0);
+	x.cfg.storm_window_ns = SEC(10);
+	bo_storm(&x, MS(50), MS(20), NULL);
+	bo_storm(&x, MS(50), MS(20), NULL);
+	x.xoff = 1;
+	sim_until(&x, SEC(1));
+	last = x.s.now;
+	x.xoff = 0;
+	tap_ok(deadline(&x) == last + MS(400),
+	       "backoff: storm 3 of a run waits 4 T1");
+	x.cfg.backoff = false;
+	tap_ok(deadline(&x) == last + MS(100) &&
+	       pfcwd_storm_backoff(&x.sm, &x.cfg, x.s.now) == 0,
+	       "backoff turned off during it: the deadline is T1 again");
+	sim_clear(&x);
+	sim_until(&x, SEC(1));
+	tap_ok(x.ev_first == PFCWD_EV_RESTORED && x.ev_at == last + MS(100),
+	       "backoff turned off: restored after T1");
+	/* T1 changed during a storm: its level applies to the new T1. */
+	sim_init(&x, &on, 0);
+	x.cfg.storm_window_ns = SEC(10);
+	bo_storm(&x, MS(50), MS(20), NULL);
+	bo_storm(&x, MS(50), MS(20), NULL);
+	x.xoff = 1;
+	sim_until(&x, SEC(1));
+	last = x.s.now;
+	x.xoff = 0;
+	x.cfg.restore_ns = MS(30);
+	tap_ok(pfcwd_storm_backoff(&x.sm, &x.cfg, x.s.now) == 2 &&
+	       deadline(&x) == last + MS(120),
+	       "backoff: T1 changed during a level 2 storm: 4 times the new T1");
+}
+
+/* With the storm limit: the limit counts detections; backoff delays it. */
+static void test_backoff_limit(void)
+{
+	struct pfcwd_storm_config cfg = cfg_backoff(true);
+	u64 r[3], latched_on, latched_off;
+	unsigned int i;
+	struct sim x;
+	u32 lv;
+
+	cfg.storm_limit = 4;
+	sim_init(&x, &cfg, 0);
+	for (i = 0; i < 3; i++)
+		r[i] = bo_storm(&x, MS(50), MS(20), NULL);
+	tap_ok(r[0] == MS(100) && r[1] == MS(200) && r[2] == MS(400),
+	       "backoff, limit 4: storms 1-3 restored after T1, 2 T1, 4 T1");
+	tap_ok(!bo_storm(&x, MS(50), MS(20), &lv) &&
+	       in_state(&x, PFCWD_LATCHED, PFCWD_LATCH_LIMIT) && lv == 3 &&
+	       deadline(&x) == PFCWD_U64_MAX && !busy(&x),
+	       "backoff, limit 4: storm 4 latches (storm-limit) as without backoff");
+	latched_on = x.sm.stats.last_detected_at;
+
+	cfg.backoff = false;
+	sim_init(&x, &cfg, 0);
+	for (i = 0; i < 4; i++)
+		bo_storm(&x, MS(50), MS(20), NULL);
+	latched_off = x.sm.stats.last_detected_at;
+	tap_ok(in_state(&x, PFCWD_LATCHED, PFCWD_LATCH_LIMIT) &&
+	       latched_on - latched_off == MS(100) + MS(300),
+	       "backoff, limit 4: the latch comes 4 T1 later than without (%llu ms)",
+	       ms(latched_on - latched_off));
+
+	/* Restored by hand: limit and backoff start afresh. */
+	cfg.backoff = true;
+	x.cfg = cfg;
+	tap_ok(pfcwd_storm_restore(&x.sm, x.s.now) &&
+	       bo_storm(&x, MS(50), MS(20), &lv) == MS(100) && lv == 0 &&
+	       bo_storm(&x, MS(50), MS(20), &lv) == MS(200) && lv == 1,
+	       "backoff, limit 4: after a restore by hand, T1 then 2 T1");
+	/* A window between storms: the limit would not count them either. */
+	cfg.storm_window_ns = SEC(1);
+	x.cfg = cfg;
+	for (i = 0; i < 6; i++)
+		r[i % 3] = bo_storm(&x, SEC(1), MS(20), &lv);
+	tap_ok(x.sm.state == PFCWD_OPERATIONAL && lv == 0 && r[2] == MS(100),
+	       "backoff, limit 4, window 1 s: storms a window apart neither latch nor back off");
+}
+
+/*
+ * Published counters (R 100 ms, T0 = T1 = 200 ms): three 1 s storms in
+ * a row, each 300 ms after the previous restoration, are restored within
+ * [T1 << n, T1 << n + R + tick] of their end (test_published's bound), on
+ * fresh and on stale reads; with backoff off all within [T1, T1 + R].
+ */
+static void test_backoff_published(void)
+{
+	bool ok_on = true, ok_off = true;
+	struct pub p;
+	int i, k;
+
+	for (i = 0; i < 20; i++) {
+		int pass;
+
+		for (pass = 0; pass < 2; pass++) {
+			bool on = pass == 0;
+			u64 start;
+
+			pub_init(&p, MS(100), MS(200), MS(200));
+			p.x.cfg.backoff = on;
+			start = BASE + rng_between(1, 200) * TICK;
+			for (k = 0; k < 3; k++) {
+				u64 t1 = MS(200) << (on ? k : 0), res;
+
+				p.on = start;
+				p.off = p.on + SEC(1);
+				pub_until(&p, p.off + t1 + MS(100) + 2 * TICK);
+				res = p.x.sm.stats.last_restored_at;
+				if (on)
+					ok_on &= p.x.sm.stats.restored == (u64)k + 1 &&
+						 res >= p.off + t1 &&
+						 res <= p.off + t1 + MS(100) + TICK;
+				else
+					ok_off &= p.x.sm.stats.restored == (u64)k + 1 &&
+						  res >= p.off + t1 &&
+						  res <= p.off + t1 + MS(100) + TICK;
+				start = res + MS(300);
+			}
+		}
+	}
+	tap_ok(ok_on,
+	       "backoff, published every 100 ms: 3 storms in a row restored within [T1, 2 T1, 4 T1] + R of their end (20 phases)");
+	tap_ok(ok_off,
+	       "backoff off, published every 100 ms: the same storms each within [T1, T1 + R] (20 phases)");
+}
+
 int main(void)
 {
 	/* T0, T1: the default, a short one, and T1 != T0 to tell them apart */
@@ -2860,5 +3212,11 @@ int main(void)
 	test_published_schedule(MS(40), true);
 	test_warn_counters();
 	test_warn_sources();
+	test_backoff_doubling();
+	test_backoff_cap();
+	test_backoff_reset();
+	test_backoff_off();
+	test_backoff_limit();
+	test_backoff_published();
 	return tap_done();
 }

@@ -682,6 +682,72 @@ test_warn() {
 	rm -f /tmp/warn.json /tmp/warn.txt /tmp/warn.conf
 }
 
+# Restore backoff through the command: "backoff on|off" in set and apply,
+# "backoff on" on show's first line, a stormed priority's restoration time
+# and level in show (table and -j), stats -j and metrics; bad values
+# refused, changing nothing.  T0 = T1 = 100 ms: the second storm of a run
+# waits 200 ms (the timing itself: storm.sh test_restore_backoff).
+test_backoff() {
+	reset_all
+	qdisc_port sw1
+	local before j m
+
+	"$PFCWD" set dev sw1 detect 100 restore 100 limit 16 || fail "set"
+	expect_eq "$(show_val sw1 .backoff)/$(knob sw1 restore_backoff)" false/0 "off by default"
+	"$PFCWD" show dev sw1 | grep -q ' backoff ' && fail "backoff shown while off"
+	"$PFCWD" set dev sw1 backoff on || fail "set backoff on"
+	expect_eq "$(show_val sw1 .backoff)/$(knob sw1 restore_backoff)" true/1 "on"
+	"$PFCWD" show dev sw1 | grep -qE '^sw1: on detect 100ms restore 100ms action drop prio 3,4 limit 16 backoff on$' ||
+		fail "human show: $("$PFCWD" show dev sw1)"
+
+	before=$(snapshot)
+	expect_cli 2 'bad backoff "1": expected on or off' set dev sw1 backoff 1
+	expect_cli 2 'bad backoff "yes": expected on or off' set dev sw1 backoff yes detect 200
+	expect_cli 2 '"backoff" needs a value' set dev sw1 backoff
+	for v in 2 on -1 ""; do
+		echo "$v" > /sys/class/net/sw1/pfcwd/restore_backoff 2>/dev/null &&
+			fail "sysfs restore_backoff accepted '$v'"
+	done
+	printf 'dev sw1 backoff maybe\n' > /tmp/backoff.conf
+	expect_cli 1 '/tmp/backoff.conf:1: bad backoff "maybe": expected on or off' \
+		apply -f /tmp/backoff.conf
+	expect_eq "$(snapshot)" "$before" "nothing changed by the refused requests"
+
+	# Storm 1 of a run: T1.  Storm 2, right after it: 2 x T1.
+	sim sw1 rx_storm 3
+	cli_wait sw1 3 state stormed 5
+	expect_eq "$(prio_val sw1 3 backoff_level)/$(prio_val sw1 3 effective_restore_ms)" \
+		0/100 "storm 1: level 0, T1"
+	sim sw1 rx_storm ""
+	cli_wait sw1 3 state operational 5
+	expect_eq "$(prio_val sw1 3 backoff_level)/$(prio_val sw1 3 effective_restore_ms)" \
+		1/200 "after storm 1: a storm now would wait 200 ms"
+	sim sw1 rx_storm 3
+	cli_wait sw1 3 state stormed 5
+	"$PFCWD" show dev sw1 | grep -qx '    prio 3: stormed, action drop, restore after 200ms (backoff 1)' ||
+		fail "human show of the backed-off storm: $("$PFCWD" show dev sw1)"
+	j=$("$PFCWD" -j show dev sw1)
+	expect_eq "$(echo "$j" | jq -c '.[0].prio[3] | [.state, .backoff_level, .effective_restore_ms]')" \
+		'["stormed",1,200]' "show -j of the backed-off storm"
+	m=$("$PFCWD" metrics)
+	for l in 'pfcwd_port_restore_backoff{dev="sw1"} 1' \
+		 'pfcwd_prio_backoff_level{dev="sw1",prio="3"} 1' \
+		 'pfcwd_prio_restoration_time_seconds{dev="sw1",prio="3"} 0.200'; do
+		printf '%s\n' "$m" | grep -qxF "$l" || fail "metrics: no '$l'"
+	done
+	sim sw1 rx_storm ""
+	cli_wait sw1 3 state operational 5
+	expect_eq "$(prio_val sw1 3 detected)/$(prio_val sw1 3 restored)" 2/2 "two storms, both restored"
+
+	# apply turns it off, and says so once; off: level 0, T1.
+	printf 'dev sw1 backoff off\n' > /tmp/backoff.conf
+	expect_eq "$("$PFCWD" apply -f /tmp/backoff.conf)" "sw1: backoff on -> off" "apply"
+	expect_eq "$("$PFCWD" apply -f /tmp/backoff.conf)" "" "apply again"
+	expect_eq "$(knob sw1 restore_backoff)/$(prio_val sw1 3 backoff_level)/$(prio_val sw1 3 effective_restore_ms)" \
+		0/0/100 "off: level 0, T1"
+	rm -f /tmp/backoff.conf
+}
+
 test_headroom() {
 	local j
 	# DESIGN section 1, worked example.
@@ -717,6 +783,7 @@ TESTS=(
 	"test_restore_latched	cli: restore of storm-limit and tx-storm latches"
 	"test_monitor	cli: monitor (JSON and text) gets storm events with the right fields and times"
 	"test_warn	cli: warn MS: one storm-warning for a pause shorter than T0, warning then detection for a storm; bad values refused"
+	"test_backoff	cli: backoff on|off: set, show (table, -j), stats, metrics, apply; the second storm of a run shown waiting 2 x T1; bad values refused"
 	"test_bad_usage	cli: bad command lines exit 2 (1 for unknown devices) with a message, change nothing"
 	"test_kernel_errors	cli: the kernel's extack messages are printed, exit 1, nothing changed"
 	"test_unprivileged	cli: without CAP_NET_ADMIN show/stats work, set/clear/restore and sysfs writes get EPERM"

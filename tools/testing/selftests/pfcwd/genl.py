@@ -82,7 +82,8 @@ PORT_BY_NUM = {v: k for k, v in PORT.items()}
 PRIO_BY_NUM = {v: k for k, v in PRIO.items()}
 CMD_BY_NUM = {v: k for k, v in CMD.items()}
 U64_PRIO = {k for k in PRIO if k not in
-            ('prio', 'watched', 'state', 'latch', 'action', 'pad')}
+            ('prio', 'watched', 'state', 'latch', 'action', 'pad',
+             'backoff_level', 'effective_restore_ms')}
 PORT_TYPES = {'ifindex': 'u32', 'ifname': 'str', 'enabled': 'u8',
               'detect_ms': 'u32', 'restore_ms': 'u32', 'action': 'u32',
               'prios': 'u8', 'storm_limit': 'u32', 'stormed': 'u8',
@@ -93,7 +94,7 @@ PORT_TYPES = {'ifindex': 'u32', 'ifname': 'str', 'enabled': 'u8',
               'setpfc_errors': 'u64', 'profile': 'str', 'refresh_ms': 'u32',
               'refresh_learnt': 'u8', 'reads': 'u64', 'forced_reads': 'u64',
               'read_errors': 'u64', 'read_rate': 'u32',
-              'restore_late_us': 'u32', 'warn_ms': 'u32'}
+              'restore_late_us': 'u32', 'warn_ms': 'u32', 'backoff': 'u8'}
 
 
 def attr(t, payload):

@@ -237,6 +237,68 @@ test_storm_limit() {
 	wait_stat sw1 3 state operational 3
 }
 
+# Restore backoff (pfcwd/storm.h) on sw1 prio 3, T0 = T1 = 100 ms, storm
+# limit 16 (no latch in three storms): three storms in a row, each begun
+# right after the previous one was restored (well within the 60 s storm
+# window) and held 30 ms past its detection.  With backoff $1 (1 on, 0
+# off), storm i (0-2) must be restored T1 << i (on) or T1 (off) after it
+# ended: the end as pfcsim stamps it (changed_ns), the restoration as
+# pfcwd does (restored_at_ns), both CLOCK_MONOTONIC.  Bounds: not earlier
+# than that less one pause frame (100 us at pfcsim's 10000 frames/s: T1
+# counts from the last frame), not later than that plus the port's
+# granularity plus BACKOFF_LOAD_MS, a margin for the VM's scheduling under
+# emulation and a loaded host; the levels are 100 ms or more apart, so
+# the lower bounds alone tell them apart.
+BACKOFF_LOAD_MS=100
+
+backoff_run() {
+	local on=$1 i n t1 end res err g lvl
+
+	set_knob sw1 restore_backoff "$on"
+	for i in 0 1 2; do
+		n=$(pstat sw1 3 detected)
+		sim sw1 rx_storm 3
+		wait_stat sw1 3 detected $((n + 1)) 3
+		lvl=$(pstat sw1 3 backoff_level)
+		sleep 0.03
+		sim sw1 rx_storm ""
+		end=$(awk '$1 == "rx_storm" { print $2 }' "$PFCSIM_DFS/sw1/changed_ns")
+		# 4 T1 plus the margins, and then some.
+		wait_stat sw1 3 restored $((n + 1)) 3
+		res=$(pstat sw1 3 restored_at_ns)
+		g=$(knob sw1 granularity_us)
+		t1=$((on ? 100 << i : 100))
+		err=$(((res - end) / 1000 - t1 * 1000))
+		log "# backoff $on storm $i: level $lvl, restored $(((res - end) / 1000)) us after its end (T1 in force $t1 ms, error $err us, granularity $g us)"
+		expect_eq "$lvl" $((on ? i : 0)) "backoff $on storm $i: level"
+		[ "$err" -ge -100 ] ||
+			fail "backoff $on storm $i: restored $((-err)) us before $t1 ms"
+		[ "$err" -le $((g + BACKOFF_LOAD_MS * 1000)) ] ||
+			fail "backoff $on storm $i: restored $err us after $t1 ms (bound $g us + $BACKOFF_LOAD_MS ms)"
+	done
+}
+
+test_restore_backoff() {
+	reset_all pfns
+	watched_port sw1
+	set_knob sw1 detection_time_ms 100
+	set_knob sw1 restoration_time_ms 100
+	set_knob sw1 storm_limit 16
+	expect_eq "$(knob sw1 restore_backoff)" 0 "off by default"
+	backoff_run 1
+	expect_eq "$(pstat sw1 3 state)/$(pfc_on sw1)" "operational/3 4" "after the backed-off storms"
+	# The next storm would be the fourth of the run: 800 ms.
+	expect_eq "$(prio_val sw1 3 backoff_level)/$(prio_val sw1 3 effective_restore_ms)" \
+		3/800 "pfcwd stats: the level and time a storm now would get"
+	klog | grep -qE 'pfcwd: sw1 prio 3: PFC storm restored after [4-9][0-9]{2} ms' ||
+		fail "no log line of the 4 x T1 restoration"
+	backoff_run 0
+	expect_eq "$(prio_val sw1 3 backoff_level)/$(prio_val sw1 3 effective_restore_ms)" \
+		0/100 "backoff off: level 0, T1"
+	expect_eq "$(pstat sw1 3 detected)/$(pstat sw1 3 restored)/$(pstat sw1 3 state)" \
+		6/6/operational "six storms, none latched"
+}
+
 test_tx_storm() {
 	reset_all pfns
 	watched_port sw1
@@ -419,6 +481,11 @@ test_sysfs_bad_writes() {
 	device_action on off
 	device_action 1
 	device_action 
+	restore_backoff 2
+	restore_backoff -1
+	restore_backoff on
+	restore_backoff 1 1
+	restore_backoff 
 	EOF
 	for k in stormed granularity_us profile refresh_ms; do
 		(echo 1 > "/sys/class/net/sw1/pfcwd/$k") 2>/dev/null && fail "$k is writable"
@@ -431,7 +498,8 @@ test_sysfs_bad_writes() {
 		  "restoration_time_ms 60000" "action forward" "action alert" "action drop" \
 		  "priorities 0,1,2,3,4,5,6,7" "priorities " "priorities 3,4" "storm_limit 16" \
 		  "storm_limit 0" "enabled 0" "enabled 1" "device_action on" \
-		  "device_action off" "device_action auto"; do
+		  "device_action off" "device_action auto" "restore_backoff 1" \
+		  "restore_backoff 0"; do
 		set -- $kv
 		set_knob sw1 "$1" "${2:-}"
 		expect_eq "$(knob sw1 "$1")" "${2:-}" "$1 read back"
@@ -516,6 +584,7 @@ TESTS=(
 	"test_del_port_mid_storm	storm: del_port mid-storm, the other port unaffected"
 	"test_blind_counters	storm: counters blind while PFC is off: latched, no flapping"
 	"test_storm_limit	storm: storm limit latches; restore by hand"
+	"test_restore_backoff	storm: backoff on: 3 storms in a row restored after T1, 2 T1, 4 T1; off: all after T1"
 	"test_tx_storm	storm: generated (NIC-side) storm stops pause generation, latched"
 	"test_slow_receiver	storm: slow receiver raises an event, no mitigation"
 	"test_actions	storm: alert leaves pfc_en alone, forward clears and restores it"

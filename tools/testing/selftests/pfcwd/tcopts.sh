@@ -159,6 +159,20 @@ test_change() {
 		100/444/5 "nothing changed by the refused changes"
 	ptc qdisc change dev to0 root handle 1: pfcwd warn 0 || fail "warn 0"
 	expect_eq "$(qopt to0 warn)" "" "warn off: not printed"
+	# backoff: the port's restore backoff, on or off.
+	expect_eq "$(qopt to0 backoff)/$(ptc -j qdisc show dev to0 | jq '.[0].options.backoff')" \
+		/false "backoff off: not printed, false in JSON"
+	ptc qdisc change dev to0 root handle 1: pfcwd backoff on || fail "change backoff"
+	expect_eq "$(knob to0 restore_backoff)/$(qopt to0 backoff)/$(ptc -j qdisc show dev to0 | jq '.[0].options.backoff')" \
+		1/on/true "backoff on: set, printed, true in JSON"
+	for v in 1 yes ""; do
+		ptc qdisc change dev to0 root handle 1: pfcwd backoff $v restore 9 2>/dev/null &&
+			fail "backoff '$v' accepted"
+	done
+	expect_eq "$(knob to0 restore_backoff)/$(knob to0 restoration_time_ms)" 1/5 \
+		"nothing changed by the refused backoff changes"
+	ptc qdisc change dev to0 root handle 1: pfcwd backoff off || fail "backoff off"
+	expect_eq "$(knob to0 restore_backoff)" 0 "backoff off"
 	# Options of a second qdisc on the same device apply to the same port.
 	ptc qdisc replace dev to0 root handle 2: pfcwd detect 33 || fail "replace"
 	expect_eq "$(sysfs_cfg to0)" \
@@ -333,6 +347,7 @@ test_kernel_errors() {
 	local unk="pfcwd: unknown option (attribute type not in TCA_PFCWD_*)"
 	local wrn="pfcwd: bad warn: a u32 of 0-59999 (ms; 0 = off)"
 	local wt0="pfcwd: warning time must be below the detection time (T0), or 0 (off)"
+	local bko="pfcwd: bad backoff: a u8, 0 (off) or 1 (on)"
 
 	setup to0
 	python3 -S "$TC_NL" add to0 handle 1 detect 150 restore 250 action 1 lossless 0x18 limit 77 ||
@@ -351,7 +366,9 @@ test_kernel_errors() {
 	expect_nl_error $r "$act" $c action 0x80000000
 	expect_nl_error $r "$lim" $c limit 0
 	expect_nl_error $r "$lim" $c limit 0x100001
-	expect_nl_error $e "$unk" $c attr 7:00000000
+	expect_nl_error $e "$unk" $c attr 8:00000000
+	expect_nl_error $r "$bko" $c attr 7:02
+	expect_nl_error $e "$bko" $c attr 7:01000000
 	expect_nl_error $r "$wrn" $c attr 6:60ea0000
 	expect_nl_error $e "$wrn" $c attr 6:6400
 	expect_nl_error $e "$wt0" $c attr 6:96000000

@@ -101,7 +101,7 @@ jqc() { printf '%s\n' "$1" | jq -c "$2"; }
 
 # A port as port-get shows it, checked against sysfs and dcb.
 check_port_vs_sysfs() {
-	local dev=$1 j=$2 mask
+	local dev=$1 j=$2 mask t1
 
 	mask=$(prio_mask "$(knob "$dev" priorities)")
 	expect_eq "$(jqc "$j" '[.ifindex, .ifname]')" \
@@ -111,6 +111,16 @@ check_port_vs_sysfs() {
 		"$dev: enabled, detect, restore, action, prios, limit vs sysfs"
 	expect_eq "$(jqc "$j" '.stormed')" "$(prio_mask "$(knob "$dev" stormed)")" "$dev: stormed vs sysfs"
 	expect_eq "$(jqc "$j" '."warn-ms"')" "$(knob "$dev" warning_time_ms)" "$dev: warn-ms vs sysfs"
+	expect_eq "$(jqc "$j" '.backoff')" "$(knob "$dev" restore_backoff)" "$dev: backoff vs sysfs"
+	# Per priority: the restoration time in force, T1 unless backed off.
+	t1=$(knob "$dev" restoration_time_ms)
+	if [ "$(knob "$dev" restore_backoff)" = 0 ]; then
+		expect_eq "$(jqc "$j" '[.prio[] | [."backoff-level", ."effective-restore-ms"]] | unique')" \
+			"[[0,$t1]]" "$dev: backoff off: every priority at level 0, T1"
+	else
+		[ "$(jqc "$j" "[.prio[] | .\"effective-restore-ms\" >= $t1] | all")" = true ] ||
+			fail "$dev: effective-restore-ms below T1: $j"
+	fi
 	expect_eq "$(jqc "$j" '."pfc-en"')" "$(prio_mask "$(pfc_on "$dev" | tr ' ' ,)")" "$dev: pfc-en vs dcb"
 	expect_eq "$(jqc "$j" '[.prio[].prio]')" "[0,1,2,3,4,5,6,7]" "$dev: one prio nest per priority"
 	local p bits=
@@ -185,25 +195,29 @@ test_ynl_set() {
 	[ -d /sys/class/net/sw2/pfcwd ] || fail "port-set enabled 1 made no port"
 
 	# Every knob at once, device by index, action by name.
-	ynl_set "{\"ifindex\": $idx2, \"detect-ms\": 150, \"restore-ms\": 250, \"action\": \"forward\", \"prios\": 40, \"storm-limit\": 2, \"device-action\": \"off\", \"warn-ms\": 149}"
+	ynl_set "{\"ifindex\": $idx2, \"detect-ms\": 150, \"restore-ms\": 250, \"action\": \"forward\", \"prios\": 40, \"storm-limit\": 2, \"device-action\": \"off\", \"warn-ms\": 149, \"backoff\": 1}"
 	expect_eq "$(sysfs_cfg sw2)" \
 		"enabled=1 detection_time_ms=150 restoration_time_ms=250 action=forward priorities=3,5 storm_limit=2 stormed= device_action=off " \
 		"sysfs after port-set"
-	expect_eq "$(knob sw2 warning_time_ms)" 149 "sysfs warning time after port-set"
+	expect_eq "$(knob sw2 warning_time_ms)/$(knob sw2 restore_backoff)" 149/1 \
+		"sysfs warning time and backoff after port-set"
 	j=$(ynl_get sw2)
 	check_port_vs_sysfs sw2 "$j"
+	expect_eq "$(jqc "$j" '[.backoff, .prio[3]."backoff-level", .prio[3]."effective-restore-ms"]')" \
+		"[1,0,250]" "sw2 backoff on; prio 3 at level 0, T1"
 	expect_eq "$(jqc "$j" '[.held, .qdiscs]')" "[1,0]" "sw2 held, no qdisc"
 	expect_eq "$(jqc "$j" '[."device-action", ."device-pfc"]')" '["off",0]' "sw2 device-action off"
 	ynl_set '{"ifname": "sw2", "device-action": 1}'
 	expect_eq "$(knob sw2 device_action)" on "device-action 1 (on) by number"
 	expect_eq "$(sysfs_cfg sw1)" "$sw1_before" "sw1 untouched"
 
-	# One knob, action by number; sysfs changes show through ynl.
-	ynl_set '{"ifname": "sw2", "action": 2}'
-	expect_eq "$(knob sw2 action)/$(knob sw2 detection_time_ms)" alert/150 "action 2 alone"
+	# Two knobs, action by number; sysfs changes show through ynl.
+	ynl_set '{"ifname": "sw2", "action": 2, "backoff": 0}'
+	expect_eq "$(knob sw2 action)/$(knob sw2 detection_time_ms)/$(knob sw2 restore_backoff)" \
+		alert/150/0 "action 2 and backoff 0 alone"
 	echo 77 > /sys/class/net/sw2/pfcwd/restoration_time_ms || fail "sysfs"
-	expect_eq "$(jqc "$(ynl_get sw2)" '[."restore-ms", .action]')" '[77,"alert"]' \
-		"sysfs change seen by port-get"
+	expect_eq "$(jqc "$(ynl_get sw2)" '[."restore-ms", .action, .backoff, .prio[3]."effective-restore-ms"]')" \
+		'[77,"alert",0,77]' "sysfs change seen by port-get"
 
 	# enabled 0: sw2 (held only) goes; sw1 (its qdisc holds it) stays,
 	# not watching.
@@ -241,6 +255,8 @@ test_ynl_bad() {
 		--do port-set --json '{"ifname": "sw1", "warn-ms": 60000}'
 	ynl_refused 22 "pfcwd: warning time must be below the detection time (T0), or 0 (off)" "" \
 		--do port-set --json '{"ifname": "sw1", "warn-ms": 200}'
+	ynl_refused 34 "integer out of range" backoff \
+		--do port-set --json '{"ifname": "sw1", "backoff": 2}'
 	ynl_refused 22 "pfcwd: nothing to change" "" \
 		--do port-set --json '{"ifname": "sw1"}'
 	ynl_refused 19 "pfcwd: no device with this ifname" ifname \
@@ -252,6 +268,7 @@ test_ynl_bad() {
 	ynl_refused 22 "pfcwd: name the priorities to restore (prios)" miss:prios \
 		--do prio-restore --json '{"ifname": "sw1"}'
 	expect_eq "$(sysfs_cfg sw1)" "$before" "nothing changed by the refused requests"
+	expect_eq "$(knob sw1 restore_backoff)" 0 "backoff unchanged by the refused requests"
 }
 
 # The subscriber: "ynl --subscribe events --sleep S" subscribes, sleeps S
