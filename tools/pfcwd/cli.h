@@ -124,7 +124,7 @@ int genl_do(struct genl *g, struct nlmsghdr *req, const char *what);
 int genl_subscribe(struct genl *g, uint32_t group);
 int genl_recv_events(struct genl *g, genl_cb cb, void *data);
 
-#define GENL_BUF_SIZE	512	/* requests */
+#define GENL_BUF_SIZE	1024	/* requests: eight prio nests fit */
 
 /* ---- port.c ---- */
 #define PORT_ATTRS	(PFCWD_A_PORT_MAX + 1)
@@ -240,6 +240,22 @@ bool conf_resolve(const struct conf *c, const char *ifname,
 		  struct conf_set *out, unsigned int *last_line);
 bool conf_pattern_is_glob(const char *pattern);
 void conf_free(struct conf *c);
+
+/* ---- set.c: per-priority policy (prio-detect P:MS ...) ---- */
+struct prio_policy {
+	uint8_t set[PFCWD_NUM_PRIO];	/* PFCWD_PRIO_OVR_* to set */
+	uint8_t drop[PFCWD_NUM_PRIO];	/* ...and to drop (P:default) */
+	uint32_t detect_ms[PFCWD_NUM_PRIO];
+	uint32_t restore_ms[PFCWD_NUM_PRIO];
+	uint32_t warn_ms[PFCWD_NUM_PRIO];
+	uint32_t action[PFCWD_NUM_PRIO];
+};
+
+int prio_policy_parse(struct prio_policy *pp, unsigned int ovr,
+		      const char *tok, char *err, size_t err_size);
+unsigned int prio_policy_keyword(const char *kw);
+bool prio_policy_empty(const struct prio_policy *pp);
+void prio_policy_put(struct nlmsghdr *req, const struct prio_policy *pp);
 
 /* ---- rtnl.c ---- */
 struct root_qdisc {
