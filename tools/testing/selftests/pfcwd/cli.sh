@@ -847,7 +847,24 @@ test_prio_policy() {
 		fail "all back to the port's"
 	expect_eq "$(show_val sw1 '[.prio[] | .overrides] | tostring')" '[0,0,0,0,0,0,0,0]' "no override left"
 	"$PFCWD" show dev sw1 | grep -q '\[detect' && fail "policy still shown"
-	true
+
+	# apply: the overrides a rule gives, once; P:default drops one.
+	printf 'dev sw1 prio-detect 3:150 prio-action 3:alert 4:forward\n' > /tmp/policy.conf
+	expect_eq "$("$PFCWD" apply -f /tmp/policy.conf)" \
+		"sw1: prio-detect 3:default -> 150, prio-action 3:default -> alert, prio-action 4:default -> forward" "apply"
+	expect_eq "$("$PFCWD" apply -f /tmp/policy.conf)" "" "apply again"
+	printf 'dev sw1 prio-detect 3:default 4:default\n' > /tmp/policy.conf
+	expect_eq "$("$PFCWD" apply -f /tmp/policy.conf)" "sw1: prio-detect 3:150 -> default" \
+		"apply P:default (4 had none)"
+	expect_eq "$(show_val sw1 '[.prio[3].overrides, .prio[3].effective_detect_ms, .prio[4].overrides, .prio[4].effective_action] | tostring')" \
+		'[8,400,8,"forward"]' "after apply"
+	before=$(snapshot)
+	printf 'dev sw1 prio-detect 3:0\n' > /tmp/policy.conf
+	expect_cli 1 '/tmp/policy.conf:1: bad prio-detect "3:0": expected 1 to 60000 ms' apply -f /tmp/policy.conf
+	printf 'dev sw1 prio-warn 3:500\n' > /tmp/policy.conf
+	expect_cli 1 "pfcwd: a priority's warning time must be below its detection time" apply -f /tmp/policy.conf
+	expect_eq "$(snapshot)" "$before" "nothing changed by the refused files"
+	rm -f /tmp/policy.conf
 }
 
 test_headroom() {
@@ -891,7 +908,7 @@ TESTS=(
 	"test_unprivileged	cli: without CAP_NET_ADMIN show/stats work, set/clear/restore and sysfs writes get EPERM"
 	"test_netns_escape	cli: -n NETNS, netns isolation, JSON escaping of odd ifnames"
 	"test_dump_many	cli: 256 ports dumped, and dumps while ports come and go	300"
-	"test_prio_policy	cli: per-priority policy: prio-detect/-restore/-warn/-action P:VALUE and P:default, show marks (table, -j), strict parsing, warn against each priority's T0, mid-storm action change	120"
+	"test_prio_policy	cli: per-priority policy: prio-detect/-restore/-warn/-action P:VALUE and P:default, show marks (table, -j), strict parsing, warn against each priority's T0, mid-storm action change, apply	120"
 	"test_headroom	cli: headroom reproduces the 802.1Qbb worked example, every speed, bad input"
 	"test_effective_bounds	effective bounds next to T0/T1 in show; set and apply warn where T0 is finer than the source resolves"
 )
