@@ -158,7 +158,8 @@ int cmd_set(int argc, char **argv)
 		if (matches(*argv, "dev")) {
 			dev = next_arg(&argc, &argv, "dev");
 			ifindex = dev_index(dev);
-		} else if ((ovr = prio_policy_keyword(*argv))) {
+		} else if (prio_policy_keyword(*argv)) {
+			ovr = prio_policy_keyword(*argv);
 			arg_prio_policy(&argc, &argv, ovr, &pp);
 		} else if (!strcmp(*argv, "on") || !strcmp(*argv, "off")) {
 			has_enabled = true;
