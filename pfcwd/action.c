@@ -315,7 +315,7 @@ void pfcwd_action_carrier_lost(struct pfcwd_port *port, u64 at)
 static void pfcwd_action_apply(struct pfcwd_port *port, int prio, bool tx)
 {
 	struct pfcwd_prio *pp = &port->prio[prio];
-	enum pfcwd_action action = port->cfg.action;
+	enum pfcwd_action action = pfcwd_cfg_prio_action(&port->cfg, prio);
 
 	if (pp->mitigating)
 		return;
@@ -487,7 +487,7 @@ static void pfcwd_action_prio_events(struct pfcwd_port *port, int prio,
 		pfcwd_log(port,
 			  "prio %d: PFC storm warning, no action (paused %u ms, T0 %u ms)\n",
 			  prio, pfcwd_ms(st->last_warn_paused_ns),
-			  port->cfg.detect_ms);
+			  pfcwd_cfg_prio_detect(&port->cfg, prio));
 		pfcwd_nl_event(port, prio, PFCWD_CMD_STORM_WARNING,
 			       st->last_warned_at);
 	}

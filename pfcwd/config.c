@@ -13,6 +13,15 @@
  * cleared now): the new device-action applies from the next storm.  The
  * poller is told to take a full sample of the port next.
  *
+ * Per-priority policy (cfg.ovr and cfg.prio_*): a priority's override of
+ * T0, T1, the warning time or the action takes the port's value's place
+ * for that priority; dropping it makes the priority follow the port
+ * again.  Same ranges as the port's, and every priority's warning time in
+ * force must stay below its T0 in force, whichever of the four values
+ * changes.  Like the port's: new times count from the next sample, a
+ * storm in progress among them (a new T1 restores T1 after its last
+ * XOFF); a new action applies from the next storm.
+ *
  * Context: process.  pfcwd_config_check() needs no lock;
  * pfcwd_port_configure() runs with RTNL and port->lock held.
  */
@@ -21,6 +30,123 @@
 #include <linux/rtnetlink.h>
 
 #include "pfcwd.h"
+
+/* The per-priority part of pfcwd_config_check(). */
+static int pfcwd_config_check_prio(const struct pfcwd_config_change *chg,
+				   struct netlink_ext_ack *extack)
+{
+	const struct pfcwd_config *cfg = &chg->cfg;
+	int p;
+
+	for (p = 0; p < PFCWD_NUM_PRIO; p++) {
+		u8 set = chg->ovr_set[p];
+
+		if ((set | chg->ovr_drop[p]) & ~PFCWD_PRIO_OVR_ALL) {
+			NL_SET_ERR_MSG(extack, "pfcwd: unknown per-priority override");
+			return -EINVAL;
+		}
+		if (set & chg->ovr_drop[p]) {
+			NL_SET_ERR_MSG(extack,
+				       "pfcwd: a per-priority override both set and dropped");
+			return -EINVAL;
+		}
+		if ((set & PFCWD_PRIO_OVR_DETECT) &&
+		    (cfg->prio_detect_ms[p] < PFCWD_TIME_MS_MIN ||
+		     cfg->prio_detect_ms[p] > PFCWD_TIME_MS_MAX)) {
+			NL_SET_ERR_MSG(extack,
+				       "pfcwd: a priority's detection time must be 1-60000 ms");
+			return -EINVAL;
+		}
+		if ((set & PFCWD_PRIO_OVR_RESTORE) &&
+		    (cfg->prio_restore_ms[p] < PFCWD_TIME_MS_MIN ||
+		     cfg->prio_restore_ms[p] > PFCWD_TIME_MS_MAX)) {
+			NL_SET_ERR_MSG(extack,
+				       "pfcwd: a priority's restoration time must be 1-60000 ms");
+			return -EINVAL;
+		}
+		if ((set & PFCWD_PRIO_OVR_WARN) &&
+		    cfg->prio_warn_ms[p] > PFCWD_WARN_MS_MAX) {
+			NL_SET_ERR_MSG(extack,
+				       "pfcwd: a priority's warning time must be 0 (off) or 1-59999 ms");
+			return -EINVAL;
+		}
+		if ((set & PFCWD_PRIO_OVR_ACTION) &&
+		    cfg->prio_action[p] > PFCWD_ACTION_MAX) {
+			NL_SET_ERR_MSG(extack,
+				       "pfcwd: a priority's action must be drop, forward or alert");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The configuration @chg would leave @cur at: @next, the overrides
+ * included.  Checked already.
+ */
+static void pfcwd_config_next(const struct pfcwd_config *cur,
+			      const struct pfcwd_config_change *chg,
+			      struct pfcwd_config *next)
+{
+	const struct pfcwd_config *in = &chg->cfg;
+	int p;
+
+	*next = *cur;
+	if (chg->set & PFCWD_CFG_DETECT)
+		next->detect_ms = in->detect_ms;
+	if (chg->set & PFCWD_CFG_WARN)
+		next->warn_ms = in->warn_ms;
+	if (!(chg->set & PFCWD_CFG_PRIO_POLICY))
+		return;
+	for (p = 0; p < PFCWD_NUM_PRIO; p++) {
+		u8 set = chg->ovr_set[p];
+
+		next->ovr[p] = (next->ovr[p] & ~chg->ovr_drop[p]) | set;
+		if (set & PFCWD_PRIO_OVR_DETECT)
+			next->prio_detect_ms[p] = in->prio_detect_ms[p];
+		if (set & PFCWD_PRIO_OVR_RESTORE)
+			next->prio_restore_ms[p] = in->prio_restore_ms[p];
+		if (set & PFCWD_PRIO_OVR_WARN)
+			next->prio_warn_ms[p] = in->prio_warn_ms[p];
+		if (set & PFCWD_PRIO_OVR_ACTION)
+			next->prio_action[p] = in->prio_action[p];
+	}
+}
+
+/*
+ * Every priority's warning time in force below its T0 in force, in
+ * @next: else -EINVAL, with a message that names what to change.
+ */
+static int pfcwd_config_check_warn(const struct pfcwd_config *next,
+				   const struct pfcwd_config_change *chg,
+				   struct netlink_ext_ack *extack)
+{
+	int p;
+
+	for (p = 0; p < PFCWD_NUM_PRIO; p++) {
+		u32 warn = pfcwd_cfg_prio_warn(next, p);
+		u8 own = next->ovr[p] & (PFCWD_PRIO_OVR_DETECT |
+					 PFCWD_PRIO_OVR_WARN);
+
+		if (!warn || warn < pfcwd_cfg_prio_detect(next, p))
+			continue;
+		if ((chg->set & PFCWD_CFG_PRIO_POLICY) &&
+		    (chg->ovr_set[p] & own))
+			NL_SET_ERR_MSG(extack,
+				       "pfcwd: a priority's warning time must be below its detection time (T0, its own or the port's), or 0 (off)");
+		else if ((chg->set & PFCWD_CFG_PRIO_POLICY) && chg->ovr_drop[p])
+			NL_SET_ERR_MSG(extack,
+				       "pfcwd: dropping the override would leave a priority's warning time at or above its detection time (T0)");
+		else if (chg->set & PFCWD_CFG_WARN)
+			NL_SET_ERR_MSG(extack,
+				       "pfcwd: warning time must be below the detection time (T0) of every priority that follows it, or 0 (off)");
+		else
+			NL_SET_ERR_MSG(extack,
+				       "pfcwd: detection time (T0) must be above the warning time of every priority that follows it (lower warn first, or 0)");
+		return -EINVAL;
+	}
+	return 0;
+}
 
 /**
  * pfcwd_config_check - validate a configuration change
@@ -75,6 +201,8 @@ int pfcwd_config_check(const struct pfcwd_config_change *chg,
 		NL_SET_ERR_MSG(extack, "pfcwd: storm limit must be 0-16");
 		return -EINVAL;
 	}
+	if (chg->set & PFCWD_CFG_PRIO_POLICY)
+		return pfcwd_config_check_prio(chg, extack);
 	return 0;
 }
 
@@ -96,6 +224,7 @@ int pfcwd_port_configure(struct pfcwd_port *port,
 {
 	const struct pfcwd_config *in = &chg->cfg;
 	struct pfcwd_config *cfg = &port->cfg;
+	struct pfcwd_config next;
 	u32 warn, detect;
 	int err;
 
@@ -120,7 +249,23 @@ int pfcwd_port_configure(struct pfcwd_port *port,
 				       "pfcwd: detection time (T0) must be above the warning time (lower warn first, or 0)");
 		return -EINVAL;
 	}
+	/* ...and for every priority, with the overrides as they will be. */
+	pfcwd_config_next(cfg, chg, &next);
+	err = pfcwd_config_check_warn(&next, chg, extack);
+	if (err)
+		return err;
 
+	if (chg->set & PFCWD_CFG_PRIO_POLICY) {
+		memcpy(cfg->ovr, next.ovr, sizeof(cfg->ovr));
+		memcpy(cfg->prio_detect_ms, next.prio_detect_ms,
+		       sizeof(cfg->prio_detect_ms));
+		memcpy(cfg->prio_restore_ms, next.prio_restore_ms,
+		       sizeof(cfg->prio_restore_ms));
+		memcpy(cfg->prio_warn_ms, next.prio_warn_ms,
+		       sizeof(cfg->prio_warn_ms));
+		memcpy(cfg->prio_action, next.prio_action,
+		       sizeof(cfg->prio_action));
+	}
 	if (chg->set & PFCWD_CFG_DETECT)
 		cfg->detect_ms = in->detect_ms;
 	if (chg->set & PFCWD_CFG_WARN)

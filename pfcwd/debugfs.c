@@ -85,7 +85,7 @@ static void pfcwd_debugfs_port(struct seq_file *m, struct pfcwd_port *port)
 		const struct pfcwd_storm *sm = &port->prio[p].sm;
 		const struct pfcwd_storm_stats *st = &sm->stats;
 
-		seq_printf(m, "%s prio %d watched %d state %s latch %s detected %llu restored %llu tx_storms %llu slow %llu rx_pause %llu tx_pause %llu last_paused_us %llu last_storm_us %llu detected_at_ns %llu restored_at_ns %llu tx_dropped %lld rx_dropped %lld tx_forwarded %lld stalls_refuted %llu flush_breaks %lld warnings %llu backoff_level %u\n",
+		seq_printf(m, "%s prio %d watched %d state %s latch %s detected %llu restored %llu tx_storms %llu slow %llu rx_pause %llu tx_pause %llu last_paused_us %llu last_storm_us %llu detected_at_ns %llu restored_at_ns %llu tx_dropped %lld rx_dropped %lld tx_forwarded %lld stalls_refuted %llu flush_breaks %lld warnings %llu backoff_level %u overrides 0x%x detect_ms %u restore_ms %u warn_ms %u action %s\n",
 			   port->name, p, !!(port->cfg.prios & BIT(p)),
 			   pfcwd_state_name(sm->state),
 			   pfcwd_latch_name(sm->latch), st->detected,
@@ -99,7 +99,12 @@ static void pfcwd_debugfs_port(struct seq_file *m, struct pfcwd_port *port)
 			   atomic64_read(&port->prio[p].tx_forwarded),
 			   st->stalls_refuted,
 			   atomic64_read(&port->prio[p].flush_breaks),
-			   st->warnings, sm->backoff_level);
+			   st->warnings, sm->backoff_level, port->cfg.ovr[p],
+			   pfcwd_cfg_prio_detect(&port->cfg, p),
+			   pfcwd_cfg_prio_restore(&port->cfg, p),
+			   pfcwd_cfg_prio_warn(&port->cfg, p),
+			   pfcwd_action_name(pfcwd_cfg_prio_action(&port->cfg,
+								   p)));
 	}
 }
 

@@ -163,7 +163,9 @@ int pfcwd_nl_fill_prio(struct sk_buff *skb, struct pfcwd_port *port, int p,
 	const struct pfcwd_storm_stats *st = &pp->sm.stats;
 	u64 last_tx, last_rx, last_fwd, storm_ns = st->last_storm_ns;
 	u64 now = ktime_get_ns(), t1;
-	struct pfcwd_storm_config scfg;
+	struct pfcwd_storm_config base, scfg;
+	const struct pfcwd_config *cfg = &port->cfg;
+	u8 ovr = cfg->ovr[p];
 	struct nlattr *nest;
 	u32 level;
 
@@ -172,7 +174,8 @@ int pfcwd_nl_fill_prio(struct sk_buff *skb, struct pfcwd_port *port, int p,
 	if (pp->sm.state != PFCWD_OPERATIONAL && st->last_detected_at)
 		storm_ns = now - st->last_detected_at;
 	/* Restore backoff: the storm's, or a storm's detected now. */
-	pfcwd_port_storm_config(port, &scfg);
+	pfcwd_port_storm_config(port, &base);
+	pfcwd_port_prio_config(port, p, &base, &scfg);
 	level = pfcwd_storm_backoff(&pp->sm, &scfg, now);
 	t1 = pfcwd_storm_restore_ns(&scfg, level);
 
@@ -195,6 +198,23 @@ int pfcwd_nl_fill_prio(struct sk_buff *skb, struct pfcwd_port *port, int p,
 	    nla_put_u32(skb, PFCWD_A_PRIO_BACKOFF_LEVEL, level) ||
 	    nla_put_u32(skb, PFCWD_A_PRIO_EFFECTIVE_RESTORE_MS,
 			div_u64(t1, NSEC_PER_MSEC)) ||
+	    nla_put_u32(skb, PFCWD_A_PRIO_OVERRIDES, ovr) ||
+	    ((ovr & PFCWD_PRIO_OVR_DETECT) &&
+	     nla_put_u32(skb, PFCWD_A_PRIO_DETECT_MS, cfg->prio_detect_ms[p])) ||
+	    ((ovr & PFCWD_PRIO_OVR_RESTORE) &&
+	     nla_put_u32(skb, PFCWD_A_PRIO_RESTORE_MS,
+			 cfg->prio_restore_ms[p])) ||
+	    ((ovr & PFCWD_PRIO_OVR_WARN) &&
+	     nla_put_u32(skb, PFCWD_A_PRIO_WARN_MS, cfg->prio_warn_ms[p])) ||
+	    ((ovr & PFCWD_PRIO_OVR_ACTION) &&
+	     nla_put_u32(skb, PFCWD_A_PRIO_POLICY_ACTION,
+			 cfg->prio_action[p])) ||
+	    nla_put_u32(skb, PFCWD_A_PRIO_EFFECTIVE_DETECT_MS,
+			pfcwd_cfg_prio_detect(cfg, p)) ||
+	    nla_put_u32(skb, PFCWD_A_PRIO_EFFECTIVE_WARN_MS,
+			pfcwd_cfg_prio_warn(cfg, p)) ||
+	    nla_put_u32(skb, PFCWD_A_PRIO_EFFECTIVE_ACTION,
+			pfcwd_cfg_prio_action(cfg, p)) ||
 	    pfcwd_nl_put_u64(skb, PFCWD_A_PRIO_RX_PAUSE, st->rx_pause) ||
 	    pfcwd_nl_put_u64(skb, PFCWD_A_PRIO_TX_PAUSE, st->tx_pause) ||
 	    (tx_packets &&

@@ -7,6 +7,11 @@
  *
  * The whole request is checked before anything changes.
  *
+ * Per-priority policy: a "prio" nest (PFCWD_A_PORT_PRIO, any number of
+ * them, each priority once) names its priority and sets its overrides
+ * (detect-ms, restore-ms, warn-ms, policy-action) or drops them
+ * (defaults, a mask of PFCWD_PRIO_OVR_*).
+ *
  * Locking and context: process context; RTNL, then port->lock.
  */
 #include <linux/rtnetlink.h>
@@ -22,6 +27,19 @@ static struct netlink_range_validation pfcwd_nl_time_range = {
 static struct netlink_range_validation pfcwd_nl_warn_range = {
 	.min = 0,
 	.max = PFCWD_WARN_MS_MAX,
+};
+
+static const struct nla_policy pfcwd_nl_prio_set_policy[PFCWD_A_PRIO_MAX + 1] = {
+	[PFCWD_A_PRIO_PRIO] = NLA_POLICY_MAX(NLA_U8, PFCWD_NUM_PRIO - 1),
+	[PFCWD_A_PRIO_DETECT_MS] = NLA_POLICY_FULL_RANGE(NLA_U32,
+							 &pfcwd_nl_time_range),
+	[PFCWD_A_PRIO_RESTORE_MS] = NLA_POLICY_FULL_RANGE(NLA_U32,
+							  &pfcwd_nl_time_range),
+	[PFCWD_A_PRIO_WARN_MS] = NLA_POLICY_FULL_RANGE(NLA_U32,
+						       &pfcwd_nl_warn_range),
+	[PFCWD_A_PRIO_POLICY_ACTION] = NLA_POLICY_MAX(NLA_U32,
+						      PFCWD_ACTION_MAX),
+	[PFCWD_A_PRIO_DEFAULTS] = NLA_POLICY_MASK(NLA_U32, PFCWD_PRIO_OVR_ALL),
 };
 
 const struct nla_policy pfcwd_nl_port_set_policy[PFCWD_A_PORT_MAX + 1] = {
@@ -45,7 +63,88 @@ const struct nla_policy pfcwd_nl_port_set_policy[PFCWD_A_PORT_MAX + 1] = {
 	 */
 	[PFCWD_A_PORT_DEVICE_ACTION] = NLA_POLICY_MAX(NLA_U32,
 						      PFCWD_DEVICE_ACTION_MAX),
+	[PFCWD_A_PORT_PRIO] = NLA_POLICY_NESTED(pfcwd_nl_prio_set_policy),
 };
+
+/* One "prio" nest of a request (validated by the policy) into @chg. */
+static int pfcwd_nl_prio_change(const struct nlattr *nest,
+				struct pfcwd_config_change *chg, u8 *seen,
+				struct netlink_ext_ack *extack)
+{
+	struct pfcwd_config *cfg = &chg->cfg;
+	struct nlattr *tb[PFCWD_A_PRIO_MAX + 1];
+	u8 set = 0;
+	int err, p;
+
+	err = nla_parse_nested(tb, PFCWD_A_PRIO_MAX, nest,
+			       pfcwd_nl_prio_set_policy, extack);
+	if (err)
+		return err;
+	if (!tb[PFCWD_A_PRIO_PRIO]) {
+		NL_SET_ERR_MSG_ATTR(extack, nest,
+				    "pfcwd: a prio nest must name its priority");
+		return -EINVAL;
+	}
+	p = nla_get_u8(tb[PFCWD_A_PRIO_PRIO]);
+	if (*seen & BIT(p)) {
+		NL_SET_ERR_MSG_ATTR(extack, nest,
+				    "pfcwd: a priority is given twice");
+		return -EINVAL;
+	}
+	*seen |= BIT(p);
+	if (tb[PFCWD_A_PRIO_DETECT_MS]) {
+		set |= PFCWD_PRIO_OVR_DETECT;
+		cfg->prio_detect_ms[p] = nla_get_u32(tb[PFCWD_A_PRIO_DETECT_MS]);
+	}
+	if (tb[PFCWD_A_PRIO_RESTORE_MS]) {
+		set |= PFCWD_PRIO_OVR_RESTORE;
+		cfg->prio_restore_ms[p] =
+			nla_get_u32(tb[PFCWD_A_PRIO_RESTORE_MS]);
+	}
+	if (tb[PFCWD_A_PRIO_WARN_MS]) {
+		set |= PFCWD_PRIO_OVR_WARN;
+		cfg->prio_warn_ms[p] = nla_get_u32(tb[PFCWD_A_PRIO_WARN_MS]);
+	}
+	if (tb[PFCWD_A_PRIO_POLICY_ACTION]) {
+		set |= PFCWD_PRIO_OVR_ACTION;
+		cfg->prio_action[p] =
+			nla_get_u32(tb[PFCWD_A_PRIO_POLICY_ACTION]);
+	}
+	chg->ovr_set[p] = set;
+	if (tb[PFCWD_A_PRIO_DEFAULTS])
+		chg->ovr_drop[p] = nla_get_u32(tb[PFCWD_A_PRIO_DEFAULTS]);
+	if (!set && !chg->ovr_drop[p]) {
+		NL_SET_ERR_MSG_ATTR(extack, nest,
+				    "pfcwd: a prio nest with nothing to set or drop");
+		return -EINVAL;
+	}
+	if (set & chg->ovr_drop[p]) {
+		NL_SET_ERR_MSG_ATTR(extack, nest,
+				    "pfcwd: a per-priority override both set and dropped");
+		return -EINVAL;
+	}
+	chg->set |= PFCWD_CFG_PRIO_POLICY;
+	return 0;
+}
+
+/* Every "prio" nest of the request. */
+static int pfcwd_nl_prio_changes(struct genl_info *info,
+				 struct pfcwd_config_change *chg)
+{
+	const struct nlattr *a;
+	u8 seen = 0;
+	int rem, err;
+
+	nla_for_each_attr(a, genlmsg_data(info->genlhdr),
+			  genlmsg_len(info->genlhdr), rem) {
+		if (nla_type(a) != PFCWD_A_PORT_PRIO)
+			continue;
+		err = pfcwd_nl_prio_change(a, chg, &seen, info->extack);
+		if (err)
+			return err;
+	}
+	return 0;
+}
 
 /* The configuration change a request asks for. */
 static void pfcwd_nl_change(struct nlattr **tb, struct pfcwd_config_change *chg)
@@ -90,6 +189,17 @@ static void pfcwd_nl_change(struct nlattr **tb, struct pfcwd_config_change *chg)
 	}
 }
 
+/* The shortest T0 on the port: its own, or a priority's override. */
+static u32 pfcwd_nl_finest_t0(const struct pfcwd_config *cfg)
+{
+	u32 t0 = cfg->detect_ms;
+	int p;
+
+	for (p = 0; p < PFCWD_NUM_PRIO; p++)
+		t0 = min(t0, pfcwd_cfg_prio_detect(cfg, p));
+	return t0;
+}
+
 int pfcwd_nl_port_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct pfcwd_config_change chg = {};
@@ -99,6 +209,9 @@ int pfcwd_nl_port_set_doit(struct sk_buff *skb, struct genl_info *info)
 	int err;
 
 	pfcwd_nl_change(tb, &chg);
+	err = pfcwd_nl_prio_changes(info, &chg);
+	if (err)
+		return err;
 	if (!chg.set) {
 		NL_SET_ERR_MSG(info->extack, "pfcwd: nothing to change");
 		return -EINVAL;
@@ -125,9 +238,10 @@ int pfcwd_nl_port_set_doit(struct sk_buff *skb, struct genl_info *info)
 	mutex_lock(&port->lock);
 	err = pfcwd_port_configure(port, &chg, info->extack);
 	if (!err && port->cfg.enabled &&
-	    (chg.set & (PFCWD_CFG_DETECT | PFCWD_CFG_ENABLED)) &&
+	    (chg.set & (PFCWD_CFG_DETECT | PFCWD_CFG_ENABLED |
+			PFCWD_CFG_PRIO_POLICY)) &&
 	    pfcwd_port_resolution_ns(port) >
-	    (u64)port->cfg.detect_ms * NSEC_PER_MSEC)
+	    (u64)pfcwd_nl_finest_t0(&port->cfg) * NSEC_PER_MSEC)
 		/*
 		 * Done, with a warning in the ACK (as iproute2 prints it).
 		 * The resolution, not the granularity: the poller's

@@ -61,7 +61,43 @@ struct pfcwd_config {
 	u32 storm_limit;		/* 0..PFCWD_STORM_LIMIT_MAX */
 	u8 backoff;			/* restore backoff: 0 off, 1 on */
 	bool enabled;
+	/*
+	 * Per-priority policy: the overrides each priority has
+	 * (PFCWD_PRIO_OVR_*) and their values; a priority follows the
+	 * port's value for each one it has not (pfcwd_cfg_prio_*()).
+	 */
+	u8 ovr[PFCWD_NUM_PRIO];
+	u32 prio_detect_ms[PFCWD_NUM_PRIO];
+	u32 prio_restore_ms[PFCWD_NUM_PRIO];
+	u32 prio_warn_ms[PFCWD_NUM_PRIO];
+	enum pfcwd_action prio_action[PFCWD_NUM_PRIO];
 };
+
+/* A priority's value in force: its override, else the port's. */
+static inline u32 pfcwd_cfg_prio_detect(const struct pfcwd_config *cfg, int p)
+{
+	return cfg->ovr[p] & PFCWD_PRIO_OVR_DETECT ? cfg->prio_detect_ms[p] :
+						     cfg->detect_ms;
+}
+
+static inline u32 pfcwd_cfg_prio_restore(const struct pfcwd_config *cfg, int p)
+{
+	return cfg->ovr[p] & PFCWD_PRIO_OVR_RESTORE ? cfg->prio_restore_ms[p] :
+						      cfg->restore_ms;
+}
+
+static inline u32 pfcwd_cfg_prio_warn(const struct pfcwd_config *cfg, int p)
+{
+	return cfg->ovr[p] & PFCWD_PRIO_OVR_WARN ? cfg->prio_warn_ms[p] :
+						   cfg->warn_ms;
+}
+
+static inline enum pfcwd_action
+pfcwd_cfg_prio_action(const struct pfcwd_config *cfg, int p)
+{
+	return cfg->ovr[p] & PFCWD_PRIO_OVR_ACTION ? cfg->prio_action[p] :
+						     cfg->action;
+}
 
 /* A change to a port's configuration: the fields named in @set. */
 #define PFCWD_CFG_DETECT	BIT(0)
@@ -73,10 +109,17 @@ struct pfcwd_config {
 #define PFCWD_CFG_DEVICE_ACTION	BIT(6)
 #define PFCWD_CFG_WARN		BIT(7)
 #define PFCWD_CFG_BACKOFF	BIT(8)
+#define PFCWD_CFG_PRIO_POLICY	BIT(9)
 
+/*
+ * PFCWD_CFG_PRIO_POLICY: per priority, the overrides to set (ovr_set,
+ * their values in cfg.prio_*) and to drop (ovr_drop); cfg.ovr unused.
+ */
 struct pfcwd_config_change {
 	unsigned int set;
 	struct pfcwd_config cfg;
+	u8 ovr_set[PFCWD_NUM_PRIO];
+	u8 ovr_drop[PFCWD_NUM_PRIO];
 };
 
 /* Module-wide settings (params.c), read with READ_ONCE. */
@@ -370,6 +413,9 @@ void pfcwd_port_link_apply(struct pfcwd_port *port,
 			   const struct pfcwd_link *link);
 void pfcwd_port_storm_config(const struct pfcwd_port *port,
 			     struct pfcwd_storm_config *scfg);
+void pfcwd_port_prio_config(const struct pfcwd_port *port, int p,
+			    const struct pfcwd_storm_config *base,
+			    struct pfcwd_storm_config *scfg);
 int pfcwd_port_init(void);
 void pfcwd_port_exit(void);
 

@@ -202,17 +202,20 @@ static void pfcwd_poll_test_delay(void)
 static u8 pfcwd_poll_new_stalls(struct pfcwd_port *port,
 				const struct pfcwd_counters *c, u8 stalled)
 {
-	struct pfcwd_storm_config scfg;
+	struct pfcwd_storm_config base, scfg;
 	u8 news = 0;
 	int p;
 
 	mutex_lock(&port->lock);
-	pfcwd_port_storm_config(port, &scfg);
-	for (p = 0; p < PFCWD_NUM_PRIO; p++)
-		if ((stalled & port->cfg.prios & BIT(p)) &&
-		    pfcwd_storm_stall_news(&port->prio[p].sm, &scfg,
+	pfcwd_port_storm_config(port, &base);
+	for (p = 0; p < PFCWD_NUM_PRIO; p++) {
+		if (!(stalled & port->cfg.prios & BIT(p)))
+			continue;
+		pfcwd_port_prio_config(port, p, &base, &scfg);
+		if (pfcwd_storm_stall_news(&port->prio[p].sm, &scfg,
 					   c->stall_since[p], c->now))
 			news |= BIT(p);
+	}
 	mutex_unlock(&port->lock);
 	return news;
 }
@@ -256,7 +259,7 @@ static bool pfcwd_poll_stall_check(struct pfcwd_port *port,
 static void pfcwd_poll_port(struct pfcwd_port *port)
 {
 	unsigned int events[PFCWD_NUM_PRIO] = {};
-	struct pfcwd_storm_config scfg;
+	struct pfcwd_storm_config base, scfg;
 	struct pfcwd_counters c;
 	struct pfcwd_sample s;
 	struct pfcwd_link link;
@@ -347,12 +350,13 @@ sampled:
 		port->push_seen = true;
 		port->reprime = true;
 	}
-	pfcwd_port_storm_config(port, &scfg);
+	pfcwd_port_storm_config(port, &base);
 	for (p = 0; p < PFCWD_NUM_PRIO; p++) {
 		struct pfcwd_storm *sm = &port->prio[p].sm;
 
 		if (!(port->cfg.prios & BIT(p)))
 			continue;
+		pfcwd_port_prio_config(port, p, &base, &scfg);
 		if (port->reprime)
 			sm->primed = false;
 		pfcwd_source_sample(port, p, &c, &s);

@@ -208,6 +208,41 @@ void pfcwd_port_storm_config(const struct pfcwd_port *port,
 	scfg->stall_min_ns = min(scfg->hold_ns, scfg->detect_ns / 4);
 }
 
+/**
+ * pfcwd_port_prio_config - one priority's storm configuration
+ * @port: the port; port->lock held
+ * @p: the priority
+ * @base: the port's, from pfcwd_port_storm_config()
+ * @scfg: @base with @p's overrides of T0, T1, the warning time and the
+ *	action (whether it clears pfc_en: the storm in progress's action,
+ *	else the next storm's)
+ */
+void pfcwd_port_prio_config(const struct pfcwd_port *port, int p,
+			    const struct pfcwd_storm_config *base,
+			    struct pfcwd_storm_config *scfg)
+{
+	const struct pfcwd_config *cfg = &port->cfg;
+	const struct pfcwd_prio *pp = &port->prio[p];
+	struct pfcwd_storm_override ovr = {};
+	enum pfcwd_action action;
+
+	*scfg = *base;
+	if (!cfg->ovr[p])
+		return;
+	if (cfg->ovr[p] & PFCWD_PRIO_OVR_DETECT)
+		ovr.detect_ns = (u64)cfg->prio_detect_ms[p] * NSEC_PER_MSEC;
+	if (cfg->ovr[p] & PFCWD_PRIO_OVR_RESTORE)
+		ovr.restore_ns = (u64)cfg->prio_restore_ms[p] * NSEC_PER_MSEC;
+	if (cfg->ovr[p] & PFCWD_PRIO_OVR_WARN) {
+		ovr.warn_set = true;
+		ovr.warn_ns = (u64)cfg->prio_warn_ms[p] * NSEC_PER_MSEC;
+	}
+	pfcwd_storm_config_prio(scfg, &ovr);
+	action = pp->mitigating ? pp->applied : pfcwd_cfg_prio_action(cfg, p);
+	scfg->disables_pfc = pfcwd_action_device_pfc(port) &&
+			     action != PFCWD_ACTION_ALERT;
+}
+
 static struct pfcwd_port *pfcwd_port_create(struct net_device *dev)
 {
 	struct pfcwd_link link;

@@ -1208,6 +1208,30 @@ bool pfcwd_storm_stall_news(const struct pfcwd_storm *sm,
 	return !(sm->stall_refuted && since == sm->stall_start);
 }
 
+/**
+ * pfcwd_storm_config_prio - put a priority's overrides into its port's
+ *	configuration
+ * @cfg: the port's configuration, made the priority's
+ * @ovr: the priority's overrides
+ *
+ * T0, T1 and the warning time overridden take the port's place; the
+ * shortest transmit stall that counts follows T0 as the port's does
+ * (min(hold time, T0 / 4)).
+ */
+void pfcwd_storm_config_prio(struct pfcwd_storm_config *cfg,
+			     const struct pfcwd_storm_override *ovr)
+{
+	if (ovr->detect_ns) {
+		cfg->detect_ns = ovr->detect_ns;
+		cfg->stall_min_ns = cfg->detect_ns / 4 < cfg->hold_ns ?
+				    cfg->detect_ns / 4 : cfg->hold_ns;
+	}
+	if (ovr->restore_ns)
+		cfg->restore_ns = ovr->restore_ns;
+	if (ovr->warn_set)
+		cfg->warn_ns = ovr->warn_ns;
+}
+
 const char *pfcwd_state_name(enum pfcwd_state state)
 {
 	switch (state) {

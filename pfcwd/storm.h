@@ -77,6 +77,13 @@
  * restores after T1 from then on).  A restoration by hand ends the run.
  * pfcwd_storm_backoff() and pfcwd_storm_restore_ns() say what is in force.
  *
+ * Per-priority policy: the caller gives each priority's machine the
+ * port's configuration with that priority's overrides of T0, T1 and the
+ * warning time put in (pfcwd_storm_config_prio(); unset: the port's).
+ * Like every cfg field they are read at each sample: a change while
+ * STORMED counts from the next sample (restoration T1-as-it-is after the
+ * last XOFF), one in OPERATIONAL for the pause in progress too.
+ *
  * Generated (NIC-side) storm: the pause frames this port sends kept rising
  * while the port received nothing, for >= T0.  Slow receiver: the rate of
  * pause frames sent stayed above cfg->slow_threshold frames/s for
@@ -200,6 +207,18 @@ struct pfcwd_storm_config {
 	bool disables_pfc;	/* the action clears the priority from pfc_en */
 	bool stall_only;	/* no pause counters: a transmit stall is the pause */
 	u64 stall_min_ns;	/* a shorter transmit stall is not one */
+};
+
+/*
+ * A priority's overrides of its port's configuration (per-priority
+ * policy): detect_ns and restore_ns 0 follow the port; the warning time
+ * follows it unless warn_set (then warn_ns, 0 = off for this priority).
+ */
+struct pfcwd_storm_override {
+	u64 detect_ns;
+	u64 restore_ns;
+	u64 warn_ns;
+	bool warn_set;
 };
 
 /*
@@ -383,6 +402,8 @@ bool pfcwd_storm_stall_news(const struct pfcwd_storm *sm,
 			    const struct pfcwd_storm_config *cfg, u64 since,
 			    u64 now);
 u64 pfcwd_counter_delta(u64 prev, u64 cur);
+void pfcwd_storm_config_prio(struct pfcwd_storm_config *cfg,
+			     const struct pfcwd_storm_override *ovr);
 
 const char *pfcwd_state_name(enum pfcwd_state state);
 const char *pfcwd_latch_name(enum pfcwd_latch latch);

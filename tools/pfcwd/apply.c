@@ -175,6 +175,93 @@ static void apply_u32(struct apply_ctx *a, struct nlmsghdr *req,
 	mnl_attr_put_u32(req, type, want);
 }
 
+/* One override's value as the rules want it (@pp) and as @pr has it. */
+static uint32_t apply_ovr_val(const struct prio_policy *pp, int p,
+			      unsigned int ovr)
+{
+	switch (ovr) {
+	case PFCWD_PRIO_OVR_DETECT:
+		return pp->detect_ms[p];
+	case PFCWD_PRIO_OVR_RESTORE:
+		return pp->restore_ms[p];
+	case PFCWD_PRIO_OVR_WARN:
+		return pp->warn_ms[p];
+	default:
+		return pp->action[p];
+	}
+}
+
+static const unsigned int apply_ovr_attr[] = {
+	[PFCWD_PRIO_OVR_DETECT] = PFCWD_A_PRIO_DETECT_MS,
+	[PFCWD_PRIO_OVR_RESTORE] = PFCWD_A_PRIO_RESTORE_MS,
+	[PFCWD_PRIO_OVR_WARN] = PFCWD_A_PRIO_WARN_MS,
+	[PFCWD_PRIO_OVR_ACTION] = PFCWD_A_PRIO_POLICY_ACTION,
+};
+
+static void apply_ovr_fmt(char *buf, size_t size, unsigned int ovr,
+			  uint64_t v)
+{
+	if (ovr == PFCWD_PRIO_OVR_ACTION)
+		snprintf(buf, size, "%s", action_name(v));
+	else
+		snprintf(buf, size, "%llu", (unsigned long long)v);
+}
+
+/*
+ * The per-priority overrides the rules set or drop that the port does not
+ * have so already, into @out (what to send), each noted as
+ * "prio-detect 3:400 -> 100" ("default" for none).
+ */
+static void apply_prio_policy(struct apply_ctx *a, const struct conf_set *s,
+			      const struct port_info *pi,
+			      struct prio_policy *out)
+{
+	const struct prio_policy *pp = &s->pp;
+	char was[32], now[32];
+	unsigned int ovr;
+	int p;
+
+	for (p = 0; p < PFCWD_NUM_PRIO; p++) {
+		const struct prio_info *pr = pi ? &pi->prio[p] : NULL;
+		uint64_t have = pr && has(pr->have, PFCWD_A_PRIO_OVERRIDES) ?
+				pr->v[PFCWD_A_PRIO_OVERRIDES] : 0;
+
+		for (ovr = PFCWD_PRIO_OVR_DETECT; ovr <= PFCWD_PRIO_OVR_ACTION;
+		     ovr <<= 1) {
+			bool had = have & ovr;
+			uint64_t cur = had ? pr->v[apply_ovr_attr[ovr]] : 0;
+
+			if (had)
+				apply_ovr_fmt(was, sizeof(was), ovr, cur);
+			else
+				snprintf(was, sizeof(was), "default");
+			if (pp->set[p] & ovr) {
+				uint32_t want = apply_ovr_val(pp, p, ovr);
+
+				if (had && cur == want)
+					continue;
+				out->set[p] |= ovr;
+				if (ovr == PFCWD_PRIO_OVR_DETECT)
+					out->detect_ms[p] = want;
+				else if (ovr == PFCWD_PRIO_OVR_RESTORE)
+					out->restore_ms[p] = want;
+				else if (ovr == PFCWD_PRIO_OVR_WARN)
+					out->warn_ms[p] = want;
+				else
+					out->action[p] = want;
+				apply_ovr_fmt(now, sizeof(now), ovr, want);
+			} else if ((pp->drop[p] & ovr) && had) {
+				out->drop[p] |= ovr;
+				snprintf(now, sizeof(now), "default");
+			} else {
+				continue;
+			}
+			apply_note(a, "%s %d:%s -> %s", prio_policy_kw(ovr), p,
+				   was, now);
+		}
+	}
+}
+
 /* The port's settings as @s says; @pi is the port, NULL if none. */
 static int apply_settings(struct apply_ctx *a, const char *dev,
 			  unsigned int ifindex, const struct conf_set *s,
@@ -234,6 +321,12 @@ static int apply_settings(struct apply_ctx *a, const char *dev,
 			apply_note(a, "prio %s", now);
 		}
 		mnl_attr_put_u8(req, PFCWD_A_PORT_PRIOS, s->prios);
+	}
+	if (s->has & CONF_HAS_PRIO_POLICY) {
+		struct prio_policy pp = {};
+
+		apply_prio_policy(a, s, pi, &pp);
+		prio_policy_put(req, &pp);
 	}
 	if (!pi) {
 		apply_note(a, "on (new port)");

@@ -124,7 +124,7 @@ int genl_do(struct genl *g, struct nlmsghdr *req, const char *what);
 int genl_subscribe(struct genl *g, uint32_t group);
 int genl_recv_events(struct genl *g, genl_cb cb, void *data);
 
-#define GENL_BUF_SIZE	512	/* requests */
+#define GENL_BUF_SIZE	1024	/* requests: eight prio nests fit */
 
 /* ---- port.c ---- */
 #define PORT_ATTRS	(PFCWD_A_PORT_MAX + 1)
@@ -192,6 +192,23 @@ struct port_list {
 int get_ports(struct genl *g, unsigned int ifindex, const char *dev,
 	      struct port_list *l);
 
+/* ---- util.c, set.c: per-priority policy (prio-detect P:MS ...) ---- */
+struct prio_policy {
+	uint8_t set[PFCWD_NUM_PRIO];	/* PFCWD_PRIO_OVR_* to set */
+	uint8_t drop[PFCWD_NUM_PRIO];	/* ...and to drop (P:default) */
+	uint32_t detect_ms[PFCWD_NUM_PRIO];
+	uint32_t restore_ms[PFCWD_NUM_PRIO];
+	uint32_t warn_ms[PFCWD_NUM_PRIO];
+	uint32_t action[PFCWD_NUM_PRIO];
+};
+
+int prio_policy_parse(struct prio_policy *pp, unsigned int ovr,
+		      const char *tok, char *err, size_t err_size);
+unsigned int prio_policy_keyword(const char *kw);
+const char *prio_policy_kw(unsigned int ovr);
+bool prio_policy_empty(const struct prio_policy *pp);
+void prio_policy_put(struct nlmsghdr *req, const struct prio_policy *pp);
+
 /* ---- conf.c ---- */
 #define CONF_HAS_ENABLED	0x001
 #define CONF_HAS_DETECT		0x002
@@ -204,6 +221,7 @@ int get_ports(struct genl *g, unsigned int ifindex, const char *dev,
 #define CONF_HAS_QDISC_LIMIT	0x100
 #define CONF_HAS_WARN		0x200
 #define CONF_HAS_BACKOFF	0x400
+#define CONF_HAS_PRIO_POLICY	0x800	/* prio-detect P:MS ... (pp) */
 
 enum conf_qdisc {
 	CONF_QDISC_PFCWD = 1,	/* the root qdisc is pfcwd */
@@ -218,6 +236,7 @@ struct conf_set {
 	uint8_t backoff;
 	uint32_t detect_ms, restore_ms, action, storm_limit, device_action;
 	uint32_t warn_ms;
+	struct prio_policy pp;	/* per-priority overrides: set, drop */
 	enum conf_qdisc qdisc;
 	uint32_t qdisc_limit;
 };

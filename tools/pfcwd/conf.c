@@ -11,6 +11,8 @@
  *		[ backoff on|off ]
  *		[ action drop|forward|alert ] [ prio LIST ] [ limit N ]
  *		[ device-action auto|on|off ]
+ *		[ prio-detect P:MS ... ] [ prio-restore P:MS ... ]
+ *		[ prio-warn P:MS ... ] [ prio-action P:A ... ]
  *		[ qdisc pfcwd [ limit PACKETS ] | qdisc none ]
  *
  * PATTERN is a device name or a shell glob over names (fnmatch(3):
@@ -208,6 +210,52 @@ static int conf_qdisc(struct conf *c, unsigned int line, char **w, int n,
 	return 0;
 }
 
+/*
+ * "prio-detect P:MS ..." (or -restore, -warn, -action) at word *@i: its
+ * P:VALUE words into @s->pp, with the ranges the kernel takes (a warning
+ * time against T0 is the kernel's to check: T0 may be the port's, as it
+ * is on the device).  *@i is left at the last one.
+ */
+static int conf_prio_policy(struct conf *c, unsigned int line, char **w,
+			    int n, int *i, struct conf_set *s)
+{
+	unsigned int ovr = prio_policy_keyword(w[*i]);
+	const char *kw = w[*i];
+	struct prio_policy *pp = &s->pp;
+	char err[128];
+	int k = 0, p;
+
+	while (*i + 1 < n && strchr(w[*i + 1], ':')) {
+		(*i)++;
+		if (prio_policy_parse(pp, ovr, w[*i], err, sizeof(err)))
+			return conf_error(c, line, "%s", err);
+		k++;
+		p = w[*i][0] - '0';
+		if (!(pp->set[p] & ovr))
+			continue;
+		if ((ovr == PFCWD_PRIO_OVR_DETECT &&
+		     (pp->detect_ms[p] < PFCWD_TIME_MS_MIN ||
+		      pp->detect_ms[p] > PFCWD_TIME_MS_MAX)) ||
+		    (ovr == PFCWD_PRIO_OVR_RESTORE &&
+		     (pp->restore_ms[p] < PFCWD_TIME_MS_MIN ||
+		      pp->restore_ms[p] > PFCWD_TIME_MS_MAX)))
+			return conf_error(c, line,
+					  "bad %s \"%s\": expected %u to %u ms",
+					  kw, w[*i], PFCWD_TIME_MS_MIN,
+					  PFCWD_TIME_MS_MAX);
+		if (ovr == PFCWD_PRIO_OVR_WARN &&
+		    pp->warn_ms[p] > PFCWD_WARN_MS_MAX)
+			return conf_error(c, line,
+					  "bad %s \"%s\": expected 0 (off) to %u ms",
+					  kw, w[*i], PFCWD_WARN_MS_MAX);
+	}
+	if (!k)
+		return conf_error(c, line,
+				  "\"%s\" needs one or more P:VALUE", kw);
+	s->has |= CONF_HAS_PRIO_POLICY;
+	return 0;
+}
+
 /* One logical line, split into @n words @w, into a rule. */
 static int conf_rule(struct conf *c, unsigned int line, char **w, int n)
 {
@@ -242,6 +290,11 @@ static int conf_rule(struct conf *c, unsigned int line, char **w, int n)
 			if (conf_qdisc(c, line, w + i + 1, n - i - 1, s))
 				return -EINVAL;
 			break;
+		}
+		if (prio_policy_keyword(w[i])) {
+			if (conf_prio_policy(c, line, w, n, &i, s))
+				return -EINVAL;
+			continue;
 		}
 		for (k = 0; k < ARRAY_SIZE(conf_words); k++)
 			if (!strcmp(w[i], conf_words[k].kw))
@@ -372,6 +425,28 @@ out:
 	return ret;
 }
 
+/* A later rule's per-priority overrides replace an earlier one's, each alone. */
+static void conf_merge_prio(struct prio_policy *to,
+			    const struct prio_policy *from)
+{
+	int p;
+
+	for (p = 0; p < PFCWD_NUM_PRIO; p++) {
+		uint8_t said = from->set[p] | from->drop[p];
+
+		to->set[p] = (to->set[p] & ~said) | from->set[p];
+		to->drop[p] = (to->drop[p] & ~said) | from->drop[p];
+		if (from->set[p] & PFCWD_PRIO_OVR_DETECT)
+			to->detect_ms[p] = from->detect_ms[p];
+		if (from->set[p] & PFCWD_PRIO_OVR_RESTORE)
+			to->restore_ms[p] = from->restore_ms[p];
+		if (from->set[p] & PFCWD_PRIO_OVR_WARN)
+			to->warn_ms[p] = from->warn_ms[p];
+		if (from->set[p] & PFCWD_PRIO_OVR_ACTION)
+			to->action[p] = from->action[p];
+	}
+}
+
 /* Copies the fields of @from that it has into @to. */
 static void conf_merge(struct conf_set *to, const struct conf_set *from)
 {
@@ -395,6 +470,8 @@ static void conf_merge(struct conf_set *to, const struct conf_set *from)
 		to->warn_ms = from->warn_ms;
 	if (h & CONF_HAS_BACKOFF)
 		to->backoff = from->backoff;
+	if (h & CONF_HAS_PRIO_POLICY)
+		conf_merge_prio(&to->pp, &from->pp);
 	if (h & CONF_HAS_QDISC) {
 		/* A later qdisc clause replaces the whole of an earlier one. */
 		to->qdisc = from->qdisc;

@@ -67,6 +67,17 @@ const struct attr_key prio_keys[] = {
 	  AK_SHOW | AK_STATS | AK_EVENT },
 	{ PFCWD_A_PRIO_EFFECTIVE_RESTORE_MS, "effective_restore_ms", AF_NUM,
 	  AK_SHOW | AK_STATS | AK_EVENT },
+	{ PFCWD_A_PRIO_OVERRIDES, "overrides", AF_NUM, AK_SHOW },
+	{ PFCWD_A_PRIO_DETECT_MS, "detect_ms_override", AF_NUM, AK_SHOW },
+	{ PFCWD_A_PRIO_RESTORE_MS, "restore_ms_override", AF_NUM, AK_SHOW },
+	{ PFCWD_A_PRIO_WARN_MS, "warn_ms_override", AF_NUM, AK_SHOW },
+	{ PFCWD_A_PRIO_POLICY_ACTION, "action_override", AF_ACTION, AK_SHOW },
+	{ PFCWD_A_PRIO_EFFECTIVE_DETECT_MS, "effective_detect_ms", AF_NUM,
+	  AK_SHOW },
+	{ PFCWD_A_PRIO_EFFECTIVE_WARN_MS, "effective_warn_ms", AF_NUM,
+	  AK_SHOW },
+	{ PFCWD_A_PRIO_EFFECTIVE_ACTION, "effective_action", AF_ACTION,
+	  AK_SHOW },
 	{ PFCWD_A_PRIO_DETECTED, "detected", AF_NUM, AK_STATS | AK_EVENT },
 	{ PFCWD_A_PRIO_RESTORED, "restored", AF_NUM, AK_STATS | AK_EVENT },
 	{ PFCWD_A_PRIO_TX_STORMS, "tx_storms", AF_NUM, AK_STATS | AK_EVENT },
@@ -138,6 +149,7 @@ static const uint8_t prio_size[PRIO_ATTRS] = {
 	[PFCWD_A_PRIO_LAST_WARN_PAUSED_US] = 8,
 	[PFCWD_A_PRIO_BACKOFF_LEVEL] = 4,
 	[PFCWD_A_PRIO_EFFECTIVE_RESTORE_MS] = 4,
+	[PFCWD_A_PRIO_DETECT_MS ... PFCWD_A_PRIO_EFFECTIVE_ACTION] = 4,
 };
 
 /* A NUL-terminated string attribute into @buf; -EPROTO if malformed. */

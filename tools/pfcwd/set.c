@@ -22,7 +22,11 @@ void usage_set(FILE *f)
 		   "                        [ device-action { auto | on | off } ]\n"
 		   "                        [ warn MS ]   (below detect; 0: off)\n"
 		   "                        [ backoff { on | off } ]   (restore backoff)\n"
-		   "LIST := PRIO[,PRIO...] | none   PRIO := 0-7 | A-B\n");
+		   "                        [ prio-detect P:MS ... ] [ prio-restore P:MS ... ]\n"
+		   "                        [ prio-warn P:MS ... ]\n"
+		   "                        [ prio-action P:{ drop | forward | alert } ... ]\n"
+		   "LIST := PRIO[,PRIO...] | none   PRIO := 0-7 | A-B\n"
+		   "P := 0-7   P:default drops the priority's override (it follows the port)\n");
 }
 
 void usage_restore(FILE *f)
@@ -70,6 +74,62 @@ static uint8_t arg_prios(int *argc, char ***argv, const char *kw)
 	return mask;
 }
 
+/* A "prio" nest for each priority @pp changes. */
+void prio_policy_put(struct nlmsghdr *req, const struct prio_policy *pp)
+{
+	struct nlattr *nest;
+	int p;
+
+	for (p = 0; p < PFCWD_NUM_PRIO; p++) {
+		uint8_t set = pp->set[p];
+
+		if (!(set | pp->drop[p]))
+			continue;
+		nest = mnl_attr_nest_start(req, PFCWD_A_PORT_PRIO);
+		mnl_attr_put_u8(req, PFCWD_A_PRIO_PRIO, p);
+		if (set & PFCWD_PRIO_OVR_DETECT)
+			mnl_attr_put_u32(req, PFCWD_A_PRIO_DETECT_MS,
+					 pp->detect_ms[p]);
+		if (set & PFCWD_PRIO_OVR_RESTORE)
+			mnl_attr_put_u32(req, PFCWD_A_PRIO_RESTORE_MS,
+					 pp->restore_ms[p]);
+		if (set & PFCWD_PRIO_OVR_WARN)
+			mnl_attr_put_u32(req, PFCWD_A_PRIO_WARN_MS,
+					 pp->warn_ms[p]);
+		if (set & PFCWD_PRIO_OVR_ACTION)
+			mnl_attr_put_u32(req, PFCWD_A_PRIO_POLICY_ACTION,
+					 pp->action[p]);
+		if (pp->drop[p])
+			mnl_attr_put_u32(req, PFCWD_A_PRIO_DEFAULTS,
+					 pp->drop[p]);
+		mnl_attr_nest_end(req, nest);
+	}
+}
+
+/*
+ * The P:VALUE arguments after a per-priority keyword: at least one; the
+ * list ends at the first argument that is not one (a keyword).
+ */
+static void arg_prio_policy(int *argc, char ***argv, unsigned int ovr,
+			    struct prio_policy *pp)
+{
+	const char *kw = **argv;
+	char err[128];
+	int n = 0;
+
+	while (*argc > 1 && strchr((*argv)[1], ':')) {
+		(*argc)--;
+		(*argv)++;
+		if (prio_policy_parse(pp, ovr, **argv, err, sizeof(err)))
+			usage_error("%s", err);
+		n++;
+	}
+	if (!n)
+		usage_error("%s: expected one or more P:VALUE, e.g. %s 3:%s",
+			    kw, kw,
+			    ovr == PFCWD_PRIO_OVR_ACTION ? "drop" : "200");
+}
+
 /* Sends @req, which asks for an ACK; prints the error or warning. */
 static int run(struct genl *g, struct nlmsghdr *req, const char *what)
 {
@@ -88,7 +148,9 @@ int cmd_set(int argc, char **argv)
 	const char *dev = NULL, *s;
 	uint8_t prios = 0, enabled = 0, backoff = 0;
 	unsigned int ifindex = 0;
+	struct prio_policy pp = {};
 	struct nlmsghdr *req;
+	unsigned int ovr;
 	struct genl g;
 	int ret;
 
@@ -96,6 +158,9 @@ int cmd_set(int argc, char **argv)
 		if (matches(*argv, "dev")) {
 			dev = next_arg(&argc, &argv, "dev");
 			ifindex = dev_index(dev);
+		} else if (prio_policy_keyword(*argv)) {
+			ovr = prio_policy_keyword(*argv);
+			arg_prio_policy(&argc, &argv, ovr, &pp);
 		} else if (!strcmp(*argv, "on") || !strcmp(*argv, "off")) {
 			has_enabled = true;
 			enabled = !strcmp(*argv, "on");
@@ -143,7 +208,7 @@ int cmd_set(int argc, char **argv)
 	need_dev(dev, "set");
 	if (!has_enabled && !has_detect && !has_restore && !has_action &&
 	    !has_prios && !has_limit && !has_dev_action && !has_warn &&
-	    !has_backoff)
+	    !has_backoff && prio_policy_empty(&pp))
 		usage_error("set: nothing to change on %s", dev);
 
 	if (genl_open(&g)) {
@@ -170,6 +235,7 @@ int cmd_set(int argc, char **argv)
 		mnl_attr_put_u32(req, PFCWD_A_PORT_STORM_LIMIT, limit);
 	if (has_dev_action)
 		mnl_attr_put_u32(req, PFCWD_A_PORT_DEVICE_ACTION, dev_action);
+	prio_policy_put(req, &pp);
 	snprintf(what, sizeof(what), "set dev %s", dev);
 	ret = run(&g, req, what);
 	genl_close(&g);

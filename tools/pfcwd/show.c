@@ -262,8 +262,49 @@ static void show_restore_eff(const struct prio_info *pr)
 		       (unsigned long long)v[PFCWD_A_PRIO_BACKOFF_LEVEL]);
 }
 
+/*
+ * Per-priority policy: the T0, T1, warning time and action a priority
+ * goes by, each marked '*' when it is the priority's own (an override),
+ * not the port's.
+ */
+static bool prio_has_policy(const struct prio_info *pr)
+{
+	return has(pr->have, PFCWD_A_PRIO_OVERRIDES) &&
+	       pr->v[PFCWD_A_PRIO_OVERRIDES];
+}
+
+static void show_policy(const struct port_info *pi, const struct prio_info *pr)
+{
+	uint64_t ovr = pr->v[PFCWD_A_PRIO_OVERRIDES];
+	const uint64_t *v = pr->v;
+	uint64_t warn;
+
+	if (!has(pr->have, PFCWD_A_PRIO_EFFECTIVE_DETECT_MS) ||
+	    !has(pr->have, PFCWD_A_PRIO_EFFECTIVE_WARN_MS) ||
+	    !has(pr->have, PFCWD_A_PRIO_EFFECTIVE_ACTION))
+		return;
+	printf(" [detect %llums%s",
+	       (unsigned long long)v[PFCWD_A_PRIO_EFFECTIVE_DETECT_MS],
+	       ovr & PFCWD_PRIO_OVR_DETECT ? "*" : "");
+	printf(" restore %llums%s",
+	       (unsigned long long)(ovr & PFCWD_PRIO_OVR_RESTORE ?
+				    v[PFCWD_A_PRIO_RESTORE_MS] :
+				    pi->v[PFCWD_A_PORT_RESTORE_MS]),
+	       ovr & PFCWD_PRIO_OVR_RESTORE ? "*" : "");
+	warn = v[PFCWD_A_PRIO_EFFECTIVE_WARN_MS];
+	if (warn)
+		printf(" warn %llums%s", (unsigned long long)warn,
+		       ovr & PFCWD_PRIO_OVR_WARN ? "*" : "");
+	else
+		printf(" warn off%s", ovr & PFCWD_PRIO_OVR_WARN ? "*" : "");
+	printf(" action %s%s]",
+	       action_name(v[PFCWD_A_PRIO_EFFECTIVE_ACTION]),
+	       ovr & PFCWD_PRIO_OVR_ACTION ? "*" : "");
+}
+
 static void show_human(const struct port_info *pi)
 {
+	bool policy = false;
 	char s[64];
 	int p;
 
@@ -298,14 +339,20 @@ static void show_human(const struct port_info *pi)
 	       (unsigned long long)pi->v[PFCWD_A_PORT_IFINDEX]);
 	show_bounds(pi);
 	show_device(pi);
+	for (p = 0; p < PFCWD_NUM_PRIO; p++)
+		policy |= prio_has_policy(&pi->prio[p]);
 	for (p = 0; p < PFCWD_NUM_PRIO; p++) {
 		const struct prio_info *pr = &pi->prio[p];
 
-		if (!pr->have || (!prio_watched(pr) && !prio_busy(pr)))
+		if (!pr->have || (!prio_watched(pr) && !prio_busy(pr) &&
+				  !prio_has_policy(pr)))
 			continue;
 		prio_state(pr, s, sizeof(s));
 		printf("    prio %d: %s", p, s);
 		show_restore_eff(pr);
+		/* Only on a port with overrides: '*' marks them. */
+		if (policy)
+			show_policy(pi, pr);
 		printf("%s\n", prio_watched(pr) ? "" : " (not watched)");
 	}
 }

@@ -281,3 +281,102 @@ void fmt_wall(char *buf, size_t size, uint64_t ev_ns, bool iso_utc)
 	snprintf(buf, size, "%s.%06llu%s", s,
 		 (unsigned long long)(t % 1000000000ULL / 1000), iso_utc ? "Z" : "");
 }
+
+/* ---- per-priority policy: P:VALUE (set, conf) ---- */
+
+static const struct {
+	const char *kw;
+	unsigned int ovr;
+} prio_policy_kws[] = {
+	{ "prio-detect", PFCWD_PRIO_OVR_DETECT },
+	{ "prio-restore", PFCWD_PRIO_OVR_RESTORE },
+	{ "prio-warn", PFCWD_PRIO_OVR_WARN },
+	{ "prio-action", PFCWD_PRIO_OVR_ACTION },
+};
+
+/* The PFCWD_PRIO_OVR_* a keyword names (exactly), or 0. */
+unsigned int prio_policy_keyword(const char *kw)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(prio_policy_kws); i++)
+		if (!strcmp(kw, prio_policy_kws[i].kw))
+			return prio_policy_kws[i].ovr;
+	return 0;
+}
+
+const char *prio_policy_kw(unsigned int ovr)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(prio_policy_kws); i++)
+		if (prio_policy_kws[i].ovr == ovr)
+			return prio_policy_kws[i].kw;
+	return "?";
+}
+
+/**
+ * prio_policy_parse - one P:VALUE of a per-priority keyword into @pp
+ * @pp: what the command line asks for so far
+ * @ovr: which override (PFCWD_PRIO_OVR_*)
+ * @tok: "P:VALUE": P 0-7, VALUE milliseconds (prio-action: an action) or
+ *	"default"
+ * @err: the reason, when it is bad
+ * @err_size: its size
+ *
+ * The value's range is the kernel's to check.  A priority given twice
+ * for one keyword is an error.
+ *
+ * Return: 0 or -1.
+ */
+int prio_policy_parse(struct prio_policy *pp, unsigned int ovr,
+		      const char *tok, char *err, size_t err_size)
+{
+	const char *kw = prio_policy_kw(ovr), *val = tok + 2;
+	uint32_t v = 0;
+	int p;
+
+	if (tok[0] < '0' || tok[0] > '7' || tok[1] != ':') {
+		snprintf(err, err_size,
+			 "bad %s \"%s\": expected P:VALUE with P 0-7", kw, tok);
+		return -1;
+	}
+	p = tok[0] - '0';
+	if ((pp->set[p] | pp->drop[p]) & ovr) {
+		snprintf(err, err_size, "%s: priority %d given twice", kw, p);
+		return -1;
+	}
+	if (!strcmp(val, "default")) {
+		pp->drop[p] |= ovr;
+		return 0;
+	}
+	if (ovr == PFCWD_PRIO_OVR_ACTION ? parse_action(val, &v) :
+					   parse_ms(val, &v)) {
+		snprintf(err, err_size, "bad %s \"%s\": expected %d:%s or %d:default",
+			 kw, tok, p,
+			 ovr == PFCWD_PRIO_OVR_ACTION ? "{drop|forward|alert}" :
+							"MS",
+			 p);
+		return -1;
+	}
+	pp->set[p] |= ovr;
+	if (ovr == PFCWD_PRIO_OVR_DETECT)
+		pp->detect_ms[p] = v;
+	else if (ovr == PFCWD_PRIO_OVR_RESTORE)
+		pp->restore_ms[p] = v;
+	else if (ovr == PFCWD_PRIO_OVR_WARN)
+		pp->warn_ms[p] = v;
+	else
+		pp->action[p] = v;
+	return 0;
+}
+
+bool prio_policy_empty(const struct prio_policy *pp)
+{
+	int p;
+
+	for (p = 0; p < PFCWD_NUM_PRIO; p++)
+		if (pp->set[p] | pp->drop[p])
+			return false;
+	return true;
+}

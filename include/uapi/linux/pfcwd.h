@@ -217,10 +217,33 @@ enum {
 	PFCWD_A_PRIO_LAST_WARN_PAUSED_US,	/* u64: paused for, when warned */
 	PFCWD_A_PRIO_BACKOFF_LEVEL,	/* u32: restore backoff level, 0-4 */
 	PFCWD_A_PRIO_EFFECTIVE_RESTORE_MS,	/* u32: T1 in force, backed off */
+	/*
+	 * Per-priority policy: overrides of the port's T0, T1, warning time
+	 * and action (port-set: in a "prio" nest with PFCWD_A_PRIO_PRIO; a
+	 * bit of PFCWD_A_PRIO_DEFAULTS drops that override: the priority
+	 * follows the port again).  port-get gives each override that is
+	 * set, PFCWD_A_PRIO_OVERRIDES, and the values in force.
+	 */
+	PFCWD_A_PRIO_DETECT_MS,		/* u32: T0 override, ms */
+	PFCWD_A_PRIO_RESTORE_MS,	/* u32: T1 override, ms */
+	PFCWD_A_PRIO_WARN_MS,		/* u32: warning time override; 0 = off */
+	PFCWD_A_PRIO_POLICY_ACTION,	/* u32: action override, enum pfcwd_action */
+	PFCWD_A_PRIO_DEFAULTS,		/* u32: set: PFCWD_PRIO_OVR_* to drop */
+	PFCWD_A_PRIO_OVERRIDES,		/* u32: get: PFCWD_PRIO_OVR_* set */
+	PFCWD_A_PRIO_EFFECTIVE_DETECT_MS,	/* u32: T0 in force */
+	PFCWD_A_PRIO_EFFECTIVE_WARN_MS,		/* u32: warning time in force */
+	PFCWD_A_PRIO_EFFECTIVE_ACTION,		/* u32: action of the next storm */
 	__PFCWD_A_PRIO_CNT
 };
 
 #define PFCWD_A_PRIO_MAX (__PFCWD_A_PRIO_CNT - 1)
+
+/* Per-priority overrides (PFCWD_A_PRIO_OVERRIDES, PFCWD_A_PRIO_DEFAULTS). */
+#define PFCWD_PRIO_OVR_DETECT	0x1
+#define PFCWD_PRIO_OVR_RESTORE	0x2
+#define PFCWD_PRIO_OVR_WARN	0x4
+#define PFCWD_PRIO_OVR_ACTION	0x8
+#define PFCWD_PRIO_OVR_ALL	0xf
 
 enum {
 	PFCWD_CMD_UNSPEC,

@@ -133,10 +133,53 @@ static void test_backoff(void)
 	conf_free(&c);
 }
 
+/* prio-detect/-restore/-warn/-action P:VALUE: per priority, merged alone. */
+static void test_prio_policy(void)
+{
+	struct conf c;
+	struct conf_set s;
+	int ok;
+
+	ok = !parse("dev * detect 400 prio-detect 3:100 4:200 prio-action 3:drop\n"
+		    "dev eth1 prio-detect 4:default prio-warn 3:50 \\\n"
+		    "    prio-restore 3:300 limit 2\n", &c);
+	tap_ok(ok && c.n == 2, "per-priority policy is read: two rules");
+	conf_resolve(&c, "eth0", &s, NULL);
+	tap_ok((s.has & CONF_HAS_PRIO_POLICY) && s.detect_ms == 400 &&
+	       s.pp.set[3] == (PFCWD_PRIO_OVR_DETECT | PFCWD_PRIO_OVR_ACTION) &&
+	       s.pp.detect_ms[3] == 100 && s.pp.action[3] == PFCWD_ACTION_DROP &&
+	       s.pp.set[4] == PFCWD_PRIO_OVR_DETECT && s.pp.detect_ms[4] == 200 &&
+	       !s.pp.drop[3] && !s.pp.drop[4],
+	       "eth0: prio 3 T0 100 and drop, prio 4 T0 200, the port's T0 400");
+	conf_resolve(&c, "eth1", &s, NULL);
+	tap_ok(s.pp.set[3] == (PFCWD_PRIO_OVR_DETECT | PFCWD_PRIO_OVR_ACTION |
+			       PFCWD_PRIO_OVR_WARN | PFCWD_PRIO_OVR_RESTORE) &&
+	       s.pp.detect_ms[3] == 100 && s.pp.warn_ms[3] == 50 &&
+	       s.pp.restore_ms[3] == 300 && s.storm_limit == 2,
+	       "eth1: prio 3 keeps the earlier overrides and adds its own");
+	tap_ok(!s.pp.set[4] && s.pp.drop[4] == PFCWD_PRIO_OVR_DETECT,
+	       "eth1: 4:default replaces the earlier 4:200 with a drop");
+	conf_free(&c);
+}
+
 static const struct {
 	const char *text;
 	const char *err;	/* the whole message */
 } bad[] = {
+	{ "dev eth0 prio-detect 8:100\n",
+	  "t.conf:1: bad prio-detect \"8:100\": expected P:VALUE with P 0-7" },
+	{ "dev eth0 prio-detect 3:0\n",
+	  "t.conf:1: bad prio-detect \"3:0\": expected 1 to 60000 ms" },
+	{ "dev eth0 prio-restore 3:60001\n",
+	  "t.conf:1: bad prio-restore \"3:60001\": expected 1 to 60000 ms" },
+	{ "dev eth0 prio-warn 3:60000\n",
+	  "t.conf:1: bad prio-warn \"3:60000\": expected 0 (off) to 59999 ms" },
+	{ "dev eth0 prio-action 3:explode\n",
+	  "t.conf:1: bad prio-action \"3:explode\": expected 3:{drop|forward|alert} or 3:default" },
+	{ "dev eth0 prio-detect 3:100 3:default\n",
+	  "t.conf:1: prio-detect: priority 3 given twice" },
+	{ "dev eth0 prio-detect on\n",
+	  "t.conf:1: \"prio-detect\" needs one or more P:VALUE" },
 	{ "dev eth0 on\nport eth1 on\n",
 	  "t.conf:2: unknown keyword \"port\": a rule begins with \"dev PATTERN\"" },
 	{ "dev eth0\n", "t.conf:1: nothing to set for \"eth0\"" },
@@ -250,11 +293,12 @@ static void test_nul_and_long(void)
 
 int main(void)
 {
-	tap_plan(4 + 6 + 4 + 4 + (int)ARRAY_SIZE(bad) + 2);
+	tap_plan(4 + 6 + 4 + 4 + 4 + (int)ARRAY_SIZE(bad) + 2);
 	test_full_line();
 	test_merge();
 	test_warn();
 	test_backoff();
+	test_prio_policy();
 	test_bad();
 	test_nul_and_long();
 	return tap_done();

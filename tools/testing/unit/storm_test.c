@@ -12,7 +12,7 @@
 #include "tap.h"
 
 #define N_TESTS		(272 + 36 + 4 + 6 + 9 + 1 + 20 + 19 + 2 + 4 + 13 + 10 + \
-			 6 + 2 + 7 + 5 + 5 + 2)
+			 6 + 2 + 7 + 5 + 5 + 2 + 5 + 4 + 4)
 
 #define US(n)		((u64)(n) * 1000ULL)
 #define MS(n)		((u64)(n) * PFCWD_NSEC_PER_MSEC)
@@ -3151,6 +3151,187 @@ static void test_backoff_published(void)
 	       "backoff off, published every 100 ms: the same storms each within [T1, T1 + R] (20 phases)");
 }
 
+/*
+ * Per-priority policy (storm.h): pfcwd_storm_config_prio() puts a
+ * priority's overrides of T0, T1 and the warning time into the port's
+ * configuration; the rest stays the port's.
+ */
+static void test_policy_select(void)
+{
+	struct pfcwd_storm_config port = cfg_t(MS(400), MS(200)), c;
+	struct pfcwd_storm_override ovr = {};
+
+	port.warn_ns = MS(50);
+	port.stall_min_ns = MS(5);
+	c = port;
+	pfcwd_storm_config_prio(&c, &ovr);
+	tap_ok(!memcmp(&c, &port, sizeof(c)),
+	       "policy: no override leaves the port's configuration as it is");
+
+	ovr.detect_ns = MS(100);
+	c = port;
+	pfcwd_storm_config_prio(&c, &ovr);
+	tap_ok(c.detect_ns == MS(100) && c.restore_ns == MS(200) &&
+	       c.warn_ns == MS(50) && c.stall_min_ns == MS(5) &&
+	       c.hold_ns == port.hold_ns && c.storm_window_ns == port.storm_window_ns &&
+	       c.disables_pfc == port.disables_pfc,
+	       "policy: a T0 override replaces T0 only (T1, warn, hold, window the port's)");
+
+	ovr.detect_ns = MS(8);
+	c = port;
+	pfcwd_storm_config_prio(&c, &ovr);
+	tap_ok(c.detect_ns == MS(8) && c.stall_min_ns == MS(2),
+	       "policy: a short T0 override shortens the shortest stall to T0 / 4 (%llu us)",
+	       (unsigned long long)(c.stall_min_ns / 1000));
+
+	ovr = (struct pfcwd_storm_override){ .restore_ns = MS(300) };
+	c = port;
+	pfcwd_storm_config_prio(&c, &ovr);
+	tap_ok(c.detect_ns == MS(400) && c.restore_ns == MS(300) &&
+	       c.warn_ns == MS(50),
+	       "policy: a T1 override replaces T1 only");
+
+	ovr = (struct pfcwd_storm_override){ .warn_set = true, .warn_ns = 0 };
+	c = port;
+	pfcwd_storm_config_prio(&c, &ovr);
+	tap_ok(c.warn_ns == 0 && c.detect_ns == MS(400),
+	       "policy: a warning override of 0 turns the port's warning off for the priority");
+}
+
+/*
+ * Two priorities of one port (T0 400 ms, T1 200 ms), stormed at the same
+ * moment: priority 3 with T0 100 ms and T1 300 ms of its own, priority 4
+ * the port's.  Each is detected at its own T0 and restored at its own T1
+ * after the storm's end, to the sample (1 ms).
+ */
+static void test_policy_timing(void)
+{
+	struct pfcwd_storm_config port = cfg_t(MS(400), MS(200)), c3;
+	struct pfcwd_storm_override ovr = {
+		.detect_ns = MS(100), .restore_ns = MS(300),
+	};
+	u64 start, end, det3 = 0, det4 = 0, res3 = 0, res4 = 0;
+	struct sim x3, x4;
+	unsigned int ev;
+
+	c3 = port;
+	pfcwd_storm_config_prio(&c3, &ovr);
+	sim_init(&x3, &c3, 0);
+	sim_init(&x4, &port, 0);
+	x3.xoff = 1;
+	x4.xoff = 1;
+	start = x3.s.now + TICK;	/* the first sample that sees XOFF */
+	while (x3.s.now < start + MS(600)) {
+		u64 now = x3.s.now + TICK;
+
+		if (sim_step(&x3, now) & PFCWD_EV_DETECTED)
+			det3 = now;
+		if (sim_step(&x4, now) & PFCWD_EV_DETECTED)
+			det4 = now;
+	}
+	tap_ok(det3 == start + MS(100) && det4 == start + MS(400),
+	       "policy: stormed together, prio 3 detected at its T0 100 ms, prio 4 at the port's 400 ms (%llu, %llu ms)",
+	       ms(det3 - start), ms(det4 - start));
+	tap_ok(x3.sm.stats.last_detected_at == det3 &&
+	       x4.sm.stats.last_detected_at == det4,
+	       "policy: each machine dates its own detection");
+
+	end = x3.s.now;
+	x3.xoff = 0;
+	x4.xoff = 0;
+	while (x3.s.now < end + MS(500)) {
+		u64 now = x3.s.now + TICK;
+
+		ev = sim_step(&x3, now);
+		if (ev & PFCWD_EV_RESTORED)
+			res3 = now;
+		if (sim_step(&x4, now) & PFCWD_EV_RESTORED)
+			res4 = now;
+	}
+	tap_ok(res3 == end + MS(300) && res4 == end + MS(200),
+	       "policy: restored at their own T1 after the last XOFF: prio 3 after 300 ms, prio 4 after the port's 200 ms (%llu, %llu ms)",
+	       ms(res3 - end), ms(res4 - end));
+	tap_ok(x3.sm.stats.detected == 1 && x4.sm.stats.detected == 1 &&
+	       x3.sm.stats.restored == 1 && x4.sm.stats.restored == 1,
+	       "policy: one storm each");
+}
+
+/*
+ * A change of a priority's override counts from the next sample, as the
+ * port's values do: while STORMED, a new T1 restores that long after the
+ * last XOFF; during a pause, a T0 lowered below its length detects at
+ * once; a warning time of its own warns at it.
+ */
+static void test_policy_change(void)
+{
+	struct pfcwd_storm_config port = cfg_t(MS(400), MS(200));
+	struct pfcwd_storm_override ovr = { .restore_ns = MS(1000) };
+	u64 last, at;
+	unsigned int ev;
+	struct sim x;
+
+	sim_init(&x, &port, 0);
+	pfcwd_storm_config_prio(&x.cfg, &ovr);
+	x.xoff = 1;
+	sim_until(&x, SEC(1));
+	sim_for(&x, MS(20));
+	last = x.s.now;
+	x.xoff = 0;
+	sim_for(&x, MS(100));
+	/* T1 1000 -> 50 ms, 100 ms after the last XOFF: restored now. */
+	ovr.restore_ns = MS(50);
+	x.cfg = port;
+	pfcwd_storm_config_prio(&x.cfg, &ovr);
+	sim_clear(&x);
+	ev = sim_step(&x, x.s.now + TICK);
+	tap_ok(ev == PFCWD_EV_RESTORED && x.s.now - last == MS(101),
+	       "policy change: T1 lowered while stormed restores at the next sample once past it (%llu ms after the last XOFF)",
+	       ms(x.s.now - last));
+
+	/* Dropped back to the port's: T1 200 ms from the last XOFF. */
+	x.xoff = 1;
+	sim_clear(&x);
+	sim_until(&x, SEC(1));
+	last = x.s.now;
+	x.xoff = 0;
+	x.cfg = port;
+	sim_clear(&x);
+	sim_until(&x, SEC(1));
+	tap_ok(x.ev_first == PFCWD_EV_RESTORED && x.ev_at - last == MS(200),
+	       "policy change: the override dropped, restored after the port's T1 (%llu ms)",
+	       ms(x.ev_at - last));
+
+	/* A pause of 150 ms under T0 400; T0 100 of its own: detected now. */
+	sim_for(&x, MS(300));
+	x.xoff = 1;
+	sim_clear(&x);
+	sim_for(&x, MS(150));
+	at = x.s.now;
+	ovr = (struct pfcwd_storm_override){ .detect_ns = MS(100) };
+	pfcwd_storm_config_prio(&x.cfg, &ovr);
+	ev = sim_step(&x, at + TICK);
+	tap_ok(ev == PFCWD_EV_DETECTED &&
+	       x.sm.stats.last_paused_ns == MS(150),
+	       "policy change: T0 lowered below the pause in progress detects at the next sample (paused %llu ms)",
+	       ms(x.sm.stats.last_paused_ns));
+
+	/* Its own warning time of 30 ms (port: off) under its T0 100 ms. */
+	x.xoff = 0;
+	sim_for(&x, SEC(1));
+	ovr.warn_set = true;
+	ovr.warn_ns = MS(30);
+	x.cfg = port;
+	pfcwd_storm_config_prio(&x.cfg, &ovr);
+	x.xoff = 1;
+	sim_clear(&x);
+	sim_until(&x, SEC(1));
+	tap_ok(x.ev_first == PFCWD_EV_WARNING &&
+	       x.sm.stats.last_warn_paused_ns == MS(30) &&
+	       sim_until(&x, SEC(1)) == PFCWD_EV_DETECTED &&
+	       x.sm.stats.last_paused_ns == MS(100),
+	       "policy change: a warning time of its own warns at 30 ms, detection at its T0 100 ms");
+}
+
 int main(void)
 {
 	/* T0, T1: the default, a short one, and T1 != T0 to tell them apart */
@@ -3218,5 +3399,8 @@ int main(void)
 	test_backoff_off();
 	test_backoff_limit();
 	test_backoff_published();
+	test_policy_select();
+	test_policy_timing();
+	test_policy_change();
 	return tap_done();
 }

@@ -748,6 +748,125 @@ test_backoff() {
 	rm -f /tmp/backoff.conf
 }
 
+# Per-priority policy through the command: prio-detect/-restore/-warn/
+# -action P:VALUE in set, P:default dropping an override, show marking
+# overrides with '*' and -j giving them and the values in force; strict
+# parsing (exit 2) and the kernel's refusals (exit 1), warn checked
+# against each priority's T0 in force whichever value changes, nothing
+# changed by a refused request; an action override changed mid-storm
+# applies from the next storm.  The timing: storm.sh test_prio_policy.
+test_prio_policy() {
+	reset_all
+	qdisc_port sw1
+	local before j
+
+	"$PFCWD" set dev sw1 detect 400 restore 200 || fail "set"
+	"$PFCWD" show dev sw1 | grep -q '\[detect' && fail "policy shown without overrides"
+	"$PFCWD" set dev sw1 prio-detect 3:200 prio-restore 3:default prio-action 3:forward prio-warn 3:100 ||
+		fail "set per-priority"
+	j=$("$PFCWD" -j show dev sw1)
+	expect_eq "$(echo "$j" | jq -c '.[0].prio[3] | [.overrides, .detect_ms_override, .restore_ms_override, .warn_ms_override, .action_override]')" \
+		'[13,200,null,100,"forward"]' "prio 3 overrides in show -j"
+	expect_eq "$(echo "$j" | jq -c '.[0].prio[3] | [.effective_detect_ms, .effective_restore_ms, .effective_warn_ms, .effective_action]')" \
+		'[200,200,100,"forward"]' "prio 3 values in force"
+	expect_eq "$(echo "$j" | jq -c '.[0].prio[4] | [.overrides, .detect_ms_override, .effective_detect_ms, .effective_warn_ms, .effective_action]')" \
+		'[0,null,400,0,"drop"]' "prio 4 follows the port"
+	expect_eq "$(echo "$j" | jq -c '.[0] | [.detect_ms, .restore_ms, .warn_ms, .action]')" \
+		'[400,200,0,"drop"]' "the port's own values unchanged"
+	expect_eq "$(knob sw1 detection_time_ms)/$(knob sw1 action)" 400/drop "sysfs: the port's"
+	"$PFCWD" show dev sw1 | grep -qx '    prio 3: operational \[detect 200ms\* restore 200ms warn 100ms\* action forward\*\]' ||
+		fail "human show, prio 3: $("$PFCWD" show dev sw1)"
+	"$PFCWD" show dev sw1 | grep -qx '    prio 4: operational \[detect 400ms restore 200ms warn off action drop\]' ||
+		fail "human show, prio 4: $("$PFCWD" show dev sw1)"
+	# An unwatched priority with an override is shown too.
+	"$PFCWD" set dev sw1 prio-restore 6:900 || fail "set prio 6"
+	"$PFCWD" show dev sw1 | grep -qx '    prio 6: operational \[detect 400ms restore 900ms\* warn off action drop\] (not watched)' ||
+		fail "human show, prio 6: $("$PFCWD" show dev sw1)"
+	"$PFCWD" set dev sw1 prio-restore 6:default || fail "prio 6 default"
+	expect_eq "$(show_val sw1 '.prio[6].overrides')" 0 "prio 6 back to the port's"
+
+	before=$(snapshot)
+	expect_cli 2 'bad prio-detect "8:100": expected P:VALUE with P 0-7' set dev sw1 prio-detect 8:100
+	expect_cli 2 'set: unknown argument "3=100"' set dev sw1 prio-detect 3:50 3=100
+	expect_cli 2 'bad prio-detect "33:100": expected P:VALUE with P 0-7' set dev sw1 prio-detect 33:100
+	expect_cli 2 'bad prio-restore "3:abc": expected 3:MS or 3:default' set dev sw1 prio-restore 3:abc
+	expect_cli 2 'bad prio-warn "3:": expected 3:MS or 3:default' set dev sw1 prio-warn 3:
+	expect_cli 2 'bad prio-action "3:explode": expected 3:\{drop\|forward\|alert\} or 3:default' \
+		set dev sw1 prio-action 3:explode
+	expect_cli 2 'prio-detect: priority 3 given twice' set dev sw1 prio-detect 3:100 4:100 3:200
+	expect_cli 2 'prio-detect: priority 3 given twice' set dev sw1 prio-detect 3:100 prio-detect 3:default
+	expect_cli 2 'prio-action: expected one or more P:VALUE, e.g. prio-action 3:drop' \
+		set dev sw1 prio-action detect 100
+	expect_cli 2 'prio-detect: expected one or more P:VALUE' set dev sw1 prio-detect
+	expect_cli 1 'integer out of range' set dev sw1 prio-detect 3:0
+	expect_cli 1 'integer out of range' set dev sw1 prio-restore 4:60001
+	expect_cli 1 'integer out of range' set dev sw1 prio-warn 4:60000
+	# warn against the T0 in force: its own, or the port's.
+	expect_cli 1 "pfcwd: a priority's warning time must be below its detection time" \
+		set dev sw1 prio-warn 3:200
+	expect_cli 1 "pfcwd: a priority's warning time must be below its detection time" \
+		set dev sw1 prio-warn 4:400
+	expect_cli 1 "pfcwd: a priority's warning time must be below its detection time" \
+		set dev sw1 prio-detect 3:100
+	expect_cli 1 'pfcwd: dropping the override would leave' set dev sw1 prio-detect 3:default detect 100
+	expect_eq "$(snapshot)" "$before" "nothing changed by the refused requests"
+
+	# The port's T0 and warn are checked against the priorities following them.
+	"$PFCWD" set dev sw1 prio-warn 4:300 || fail "prio 4 warn 300 under the port's T0 400"
+	expect_cli 1 'pfcwd: detection time \(T0\) must be above the warning time of every priority that follows it' \
+		set dev sw1 detect 300
+	echo 300 > /sys/class/net/sw1/pfcwd/detection_time_ms 2>/dev/null &&
+		fail "sysfs T0 300 accepted under prio 4's warn 300"
+	"$PFCWD" set dev sw1 warn 250 || fail "port warn 250 (prio 3 keeps its 100 under its T0 200)"
+	expect_cli 1 'pfcwd: dropping the override would leave' set dev sw1 prio-warn 3:default
+	"$PFCWD" set dev sw1 prio-detect 5:300 || fail "prio 5 T0 300"
+	expect_cli 1 'pfcwd: warning time must be below the detection time \(T0\) of every priority that follows it' \
+		set dev sw1 warn 350
+	"$PFCWD" set dev sw1 prio-detect 5:default || fail "prio 5 back"
+	"$PFCWD" set dev sw1 warn 0 prio-warn 4:default || fail "warn off"
+	expect_eq "$(show_val sw1 '[.warn_ms, .prio[4].overrides, .prio[4].effective_warn_ms, .prio[3].effective_warn_ms] | tostring')" \
+		'[0,0,0,100]' "warn: port off, prio 4 following, prio 3 its own"
+
+	# Mid-storm: the action in progress stays; the override is for the next.
+	sim sw1 rx_storm 3
+	cli_wait sw1 3 state stormed 5
+	expect_eq "$(prio_val sw1 3 action)" forward "prio 3 stormed with its own action"
+	"$PFCWD" set dev sw1 prio-action 3:alert || fail "action override mid-storm"
+	j=$("$PFCWD" -j show dev sw1)
+	expect_eq "$(echo "$j" | jq -c '.[0].prio[3] | [.state, .action, .effective_action]')" \
+		'["stormed","forward","alert"]' "the storm keeps forward, the next gets alert"
+	sim sw1 rx_storm ""
+	cli_wait sw1 3 state operational 5
+	sim sw1 rx_storm 3
+	cli_wait sw1 3 state stormed 5
+	expect_eq "$(prio_val sw1 3 action)" alert "the next storm: alert"
+	sim sw1 rx_storm ""
+	cli_wait sw1 3 state operational 5
+
+	"$PFCWD" set dev sw1 prio-detect 3:default prio-warn 3:default prio-action 3:default ||
+		fail "all back to the port's"
+	expect_eq "$(show_val sw1 '[.prio[] | .overrides] | tostring')" '[0,0,0,0,0,0,0,0]' "no override left"
+	"$PFCWD" show dev sw1 | grep -q '\[detect' && fail "policy still shown"
+
+	# apply: the overrides a rule gives, once; P:default drops one.
+	printf 'dev sw1 prio-detect 3:150 prio-action 3:alert 4:forward\n' > /tmp/policy.conf
+	expect_eq "$("$PFCWD" apply -f /tmp/policy.conf)" \
+		"sw1: prio-detect 3:default -> 150, prio-action 3:default -> alert, prio-action 4:default -> forward" "apply"
+	expect_eq "$("$PFCWD" apply -f /tmp/policy.conf)" "" "apply again"
+	printf 'dev sw1 prio-detect 3:default 4:default\n' > /tmp/policy.conf
+	expect_eq "$("$PFCWD" apply -f /tmp/policy.conf)" "sw1: prio-detect 3:150 -> default" \
+		"apply P:default (4 had none)"
+	expect_eq "$(show_val sw1 '[.prio[3].overrides, .prio[3].effective_detect_ms, .prio[4].overrides, .prio[4].effective_action] | tostring')" \
+		'[8,400,8,"forward"]' "after apply"
+	before=$(snapshot)
+	printf 'dev sw1 prio-detect 3:0\n' > /tmp/policy.conf
+	expect_cli 1 '/tmp/policy.conf:1: bad prio-detect "3:0": expected 1 to 60000 ms' apply -f /tmp/policy.conf
+	printf 'dev sw1 prio-warn 3:500\n' > /tmp/policy.conf
+	expect_cli 1 "pfcwd: a priority's warning time must be below its detection time" apply -f /tmp/policy.conf
+	expect_eq "$(snapshot)" "$before" "nothing changed by the refused files"
+	rm -f /tmp/policy.conf
+}
+
 test_headroom() {
 	local j
 	# DESIGN section 1, worked example.
@@ -789,6 +908,7 @@ TESTS=(
 	"test_unprivileged	cli: without CAP_NET_ADMIN show/stats work, set/clear/restore and sysfs writes get EPERM"
 	"test_netns_escape	cli: -n NETNS, netns isolation, JSON escaping of odd ifnames"
 	"test_dump_many	cli: 256 ports dumped, and dumps while ports come and go	300"
+	"test_prio_policy	cli: per-priority policy: prio-detect/-restore/-warn/-action P:VALUE and P:default, show marks (table, -j), strict parsing, warn against each priority's T0, mid-storm action change, apply	120"
 	"test_headroom	cli: headroom reproduces the 802.1Qbb worked example, every speed, bad input"
 	"test_effective_bounds	effective bounds next to T0/T1 in show; set and apply warn where T0 is finer than the source resolves"
 )

@@ -83,7 +83,10 @@ PRIO_BY_NUM = {v: k for k, v in PRIO.items()}
 CMD_BY_NUM = {v: k for k, v in CMD.items()}
 U64_PRIO = {k for k in PRIO if k not in
             ('prio', 'watched', 'state', 'latch', 'action', 'pad',
-             'backoff_level', 'effective_restore_ms')}
+             'backoff_level', 'effective_restore_ms', 'detect_ms',
+             'restore_ms', 'warn_ms', 'policy_action', 'defaults',
+             'overrides', 'effective_detect_ms', 'effective_warn_ms',
+             'effective_action')}
 PORT_TYPES = {'ifindex': 'u32', 'ifname': 'str', 'enabled': 'u8',
               'detect_ms': 'u32', 'restore_ms': 'u32', 'action': 'u32',
               'prios': 'u8', 'storm_limit': 'u32', 'stormed': 'u8',

@@ -317,7 +317,12 @@ test_bad_requests() {
 	expect_reject EINVAL "nothing to change" raw port_set ifname:str:sw1
 	expect_reject EINVAL "" raw port_set ifname:str:sw1 stormed:u8:1
 	expect_reject EINVAL "" raw port_set ifname:str:sw1 99:u32:1
+	# A prio nest without NLA_F_NESTED; with it (17 | 0x8000), naming
+	# priority 3 and nothing to set or drop; with a get-only attribute
+	# (state) in it.
 	expect_reject EINVAL "" raw port_set ifname:str:sw1 prio:hex:0500010003000000
+	expect_reject EINVAL "nothing to set or drop" raw port_set ifname:str:sw1 32785:hex:0500010003000000
+	expect_reject EINVAL "" raw port_set ifname:str:sw1 32785:hex:05000100030000000800030001000000
 	expect_reject ERANGE "" raw port_set ifname:str:sw1 detect_ms:u32:100 action:u32:9
 	expect_reject EINVAL "name the device" raw port_set detect_ms:u32:100
 	expect_reject ENODEV "not a pfcwd port" raw port_set ifname:str:lo detect_ms:u32:100

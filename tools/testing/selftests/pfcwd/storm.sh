@@ -580,6 +580,72 @@ test_counters_agree() {
 	expect_eq "$(pstat sw1 3 rx_pause)" "$ind" "pfcwd's count vs dcb indications"
 }
 
+# Per-priority policy (config.c): sw1's port T0 400 ms, T1 200 ms, action
+# alert; priority 3 with T0 100 ms and action drop of its own, priority 4
+# following the port.  pfcsim storms both at the same moment (one write,
+# one changed_ns stamp): each must be detected in [T0, T0 + granularity]
+# of its own T0 after that stamp, as pfcwd dates it (detected_at_ns, both
+# CLOCK_MONOTONIC), with its own action (pfc_en bit 3 cleared, 4 kept;
+# the log lines).  Then prio-detect 3:default prio-action 3:default: the
+# next storm on 3 is detected at the port's 400 ms, action alert.
+# policy_det DEV PRIO T0_MS START_NS: the detection error within bounds.
+policy_det() {
+	local at g err
+
+	at=$(pstat "$1" "$2" detected_at_ns)
+	g=$(knob "$1" granularity_us)
+	err=$(((at - $4) / 1000 - $3 * 1000))
+	log "# prio $2: detected $(((at - $4) / 1000)) us after the storm began (T0 $3 ms, error $err us, granularity $g us)"
+	[ "$err" -ge 0 ] || fail "prio $2: detected $((-err)) us before its T0 $3 ms"
+	[ "$err" -le "$g" ] || fail "prio $2: detected $err us after its T0 $3 ms (granularity $g us)"
+}
+
+test_prio_policy() {
+	local start
+
+	reset_all pfns
+	watched_port sw1
+	"$PFCWD" set dev sw1 detect 400 restore 200 action alert prio-detect 3:100 prio-action 3:drop ||
+		fail "pfcwd set"
+	expect_eq "$(pstat sw1 3 overrides)/$(pstat sw1 3 detect_ms)/$(pstat sw1 3 action)" \
+		"0x9/100/drop" "prio 3: its own T0 and action"
+	expect_eq "$(pstat sw1 4 overrides)/$(pstat sw1 4 detect_ms)/$(pstat sw1 4 action)" \
+		"0x0/400/alert" "prio 4: the port's"
+	sim sw1 rx_storm 3,4
+	storm_changed sw1
+	start=$CHANGED
+	wait_stat sw1 3 state stormed 3
+	expect_eq "$(pstat sw1 4 state)" operational "prio 4 not yet, at prio 3's detection"
+	wait_stat sw1 4 state stormed 3
+	policy_det sw1 3 100 "$start"
+	policy_det sw1 4 400 "$start"
+	expect_eq "$(pfc_on sw1)" "4" "drop cleared prio 3's pfc_en bit, alert left prio 4's"
+	klog | grep -qE "pfcwd: sw1 prio 3: PFC storm detected, action drop \(paused 1[0-9]{2} ms\)" ||
+		fail "prio 3 log line"
+	klog | grep -qE "pfcwd: sw1 prio 4: PFC storm detected, action alert \(paused 4[0-9]{2} ms\)" ||
+		fail "prio 4 log line"
+	sim sw1 rx_storm ""
+	wait_stat sw1 3 state operational 3
+	wait_stat sw1 4 state operational 3
+	expect_eq "$(pfc_on sw1)" "3 4" "pfc_en after both storms"
+
+	# P:default: priority 3 follows the port again.
+	"$PFCWD" set dev sw1 prio-detect 3:default prio-action 3:default || fail "P:default"
+	expect_eq "$(pstat sw1 3 overrides)/$(pstat sw1 3 detect_ms)/$(pstat sw1 3 action)" \
+		"0x0/400/alert" "prio 3 back to the port's"
+	sim sw1 rx_storm 3
+	storm_changed sw1
+	start=$CHANGED
+	wait_stat sw1 3 detected 2 3
+	policy_det sw1 3 400 "$start"
+	expect_eq "$(pfc_on sw1)" "3 4" "alert now: prio 3's bit kept"
+	klog | grep -qE "pfcwd: sw1 prio 3: PFC storm detected, action alert \(paused 4[0-9]{2} ms\)" ||
+		fail "prio 3 alert log line"
+	sim sw1 rx_storm ""
+	wait_stat sw1 3 state operational 3
+	expect_eq "$(pstat sw1 3 detected)/$(pstat sw1 4 detected)" 2/1 "storm counts"
+}
+
 TESTS=(
 	"test_timing_200ms	storm: detection/restoration at T0=T1=200 ms, 10 storms, in [T, T+granularity]	180"
 	"test_timing_20ms	storm: detection/restoration at T0=T1=20 ms, 20 storms, in [T, T+granularity]	180"
@@ -592,6 +658,7 @@ TESTS=(
 	"test_blind_counters	storm: counters blind while PFC is off: latched, no flapping"
 	"test_storm_limit	storm: storm limit latches; restore by hand"
 	"test_restore_backoff	storm: backoff on: 3 storms in a row restored after T1, 2 T1, 4 T1; off: all after T1"
+	"test_prio_policy	storm: per-priority T0 100 ms and action drop on prio 3, the port's T0 400 ms and alert on prio 4, stormed together: each detected within [T0, T0 + granularity] with its action; P:default reverts	120"
 	"test_tx_storm	storm: generated (NIC-side) storm stops pause generation, latched"
 	"test_slow_receiver	storm: slow receiver raises an event, no mitigation"
 	"test_actions	storm: alert leaves pfc_en alone, forward clears and restores it"

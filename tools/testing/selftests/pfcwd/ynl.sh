@@ -271,6 +271,53 @@ test_ynl_bad() {
 	expect_eq "$(knob sw1 restore_backoff)" 0 "backoff unchanged by the refused requests"
 }
 
+# Per-priority policy over the family: "prio" nests in port-set set and
+# drop overrides (defaults), port-get gives each override set, the mask
+# and the values in force; bad nests refused, nothing changed.
+test_ynl_prio_policy() {
+	reset_all
+	pfcsim_new sw1
+	tc qdisc add dev sw1 root handle 1: pfcwd || fail "tc qdisc add"
+	local j before
+
+	ynl_set '{"ifname": "sw1", "detect-ms": 300, "prio": [{"prio": 3, "detect-ms": 150, "restore-ms": 90, "policy-action": "forward"}, {"prio": 4, "warn-ms": 50}]}'
+	j=$(ynl_get sw1)
+	expect_eq "$(jqc "$j" '.prio[3] | [.overrides, ."detect-ms", ."restore-ms", ."warn-ms", ."policy-action"]')" \
+		'[11,150,90,null,"forward"]' "prio 3 overrides"
+	expect_eq "$(jqc "$j" '.prio[3] | [."effective-detect-ms", ."effective-restore-ms", ."effective-warn-ms", ."effective-action"]')" \
+		'[150,90,0,"forward"]' "prio 3 in force"
+	expect_eq "$(jqc "$j" '.prio[4] | [.overrides, ."warn-ms", ."effective-detect-ms", ."effective-warn-ms", ."effective-action"]')" \
+		'[4,50,300,50,"drop"]' "prio 4: its warn, the port's T0 and action"
+	expect_eq "$(jqc "$j" '.prio[5] | [.overrides, ."detect-ms", ."effective-detect-ms"]')" \
+		'[0,null,300]' "prio 5 follows the port"
+	expect_eq "$(jqc "$j" '[."detect-ms", .action]')" '[300,"drop"]' "the port's own"
+
+	ynl_set '{"ifname": "sw1", "prio": [{"prio": 3, "defaults": 3}]}'
+	expect_eq "$(jqc "$(ynl_get sw1)" '.prio[3] | [.overrides, ."detect-ms", ."effective-detect-ms", ."effective-restore-ms", ."effective-action"]')" \
+		'[8,null,300,200,"forward"]' "defaults 3 dropped T0 and T1, kept the action"
+
+	before=$(jqc "$(ynl_get sw1)" '[.prio[] | [.overrides, ."effective-detect-ms", ."effective-warn-ms", ."effective-action"]]')
+	ynl_refused 34 "integer out of range" "" \
+		--do port-set --json '{"ifname": "sw1", "prio": [{"prio": 3, "detect-ms": 0}]}'
+	ynl_refused 34 "integer out of range" "" \
+		--do port-set --json '{"ifname": "sw1", "prio": [{"prio": 8, "detect-ms": 100}]}'
+	ynl_refused 34 "integer out of range" "" \
+		--do port-set --json '{"ifname": "sw1", "prio": [{"prio": 2, "policy-action": 3}]}'
+	ynl_refused 22 "pfcwd: a priority is given twice" "" \
+		--do port-set --json '{"ifname": "sw1", "prio": [{"prio": 2, "detect-ms": 100}, {"prio": 2, "restore-ms": 100}]}'
+	ynl_refused 22 "pfcwd: a prio nest must name its priority" "" \
+		--do port-set --json '{"ifname": "sw1", "prio": [{"detect-ms": 100}]}'
+	ynl_refused 22 "pfcwd: a prio nest with nothing to set or drop" "" \
+		--do port-set --json '{"ifname": "sw1", "prio": [{"prio": 2}]}'
+	ynl_refused 22 "pfcwd: a per-priority override both set and dropped" "" \
+		--do port-set --json '{"ifname": "sw1", "prio": [{"prio": 2, "detect-ms": 100, "defaults": 1}]}'
+	ynl_refused 22 "pfcwd: detection time (T0) must be above the warning time of every priority that follows it (lower warn first, or 0)" "" \
+		--do port-set --json '{"ifname": "sw1", "detect-ms": 50}'
+	expect_eq "$(jqc "$(ynl_get sw1)" '[.prio[] | [.overrides, ."effective-detect-ms", ."effective-warn-ms", ."effective-action"]]')" \
+		"$before" "nothing changed by the refused requests"
+	expect_eq "$(knob sw1 detection_time_ms)" 300 "the port's T0 unchanged"
+}
+
 # The subscriber: "ynl --subscribe events --sleep S" subscribes, sleeps S
 # seconds, then prints what arrived.  Waits until it sleeps (subscribed:
 # clock_nanosleep, or nanosleep, in /proc/PID/syscall).
@@ -412,6 +459,7 @@ TESTS=(
 	"test_ynl_get	ynl: --dump/--do port-get, by name and index, values vs sysfs, dcb, ethtool	400"
 	"test_ynl_set	ynl: --do port-set creates, changes (seen in sysfs) and removes ports	400"
 	"test_ynl_bad	ynl: bad requests refused with the kernel's extack, nothing changed	400"
+	"test_ynl_prio_policy	ynl: per-priority policy: prio nests in port-set set and drop overrides, port-get gives them and the values in force; bad nests refused	400"
 	"test_ynl_events	ynl: --subscribe events receives storm-warning (alone for a short pause), storm-detected/restored with their values	300"
 	"test_ynl_restore_clear	ynl: --do prio-restore of a latched priority; --do stats-clear one and all	400"
 )
