@@ -154,6 +154,7 @@ enum attr_fmt {
 	AF_SOURCE,	/* enum pfcwd_source */
 	AF_PRIOS,	/* bitmask of priorities */
 	AF_DEVICE_ACTION, /* enum pfcwd_device_action */
+	AF_RATE_DIR,	/* enum pfcwd_rate_direction: "rx" or "tx" */
 };
 
 /* Which JSON objects carry the attribute. */
