@@ -336,6 +336,12 @@ const char *port_attr_name(uint16_t type)
 		return "warn";
 	case PFCWD_A_PORT_BACKOFF:
 		return "backoff";
+	case PFCWD_A_PORT_RATE_RX:
+		return "rate-rx";
+	case PFCWD_A_PORT_RATE_TX:
+		return "rate-tx";
+	case PFCWD_A_PORT_RATE_WINDOW_MS:
+		return "rate-window";
 	case PFCWD_A_PORT_ACTION:
 		return "action";
 	case PFCWD_A_PORT_PRIOS:
