@@ -205,6 +205,9 @@ int get_ports(struct genl *g, unsigned int ifindex, const char *dev,
 #define CONF_HAS_QDISC_LIMIT	0x100
 #define CONF_HAS_WARN		0x200
 #define CONF_HAS_BACKOFF	0x400
+#define CONF_HAS_RATE_RX	0x800
+#define CONF_HAS_RATE_TX	0x1000
+#define CONF_HAS_RATE_WINDOW	0x2000
 
 enum conf_qdisc {
 	CONF_QDISC_PFCWD = 1,	/* the root qdisc is pfcwd */
@@ -219,6 +222,7 @@ struct conf_set {
 	uint8_t backoff;
 	uint32_t detect_ms, restore_ms, action, storm_limit, device_action;
 	uint32_t warn_ms;
+	uint32_t rate_rx, rate_tx, rate_window_ms;
 	enum conf_qdisc qdisc;
 	uint32_t qdisc_limit;
 };

@@ -916,8 +916,36 @@ test_pause_rate() {
 	sim sw1 rx_storm ""
 	expect_eq "$(pstat sw1 3 rate_tx_events)" 0 "rx only: no tx event"
 
+	# apply sets them, saying what changed, once.
+	printf 'dev sw1 rate-rx 1000 rate-tx 0 rate-window 200\n' > /tmp/rate.conf
+	expect_eq "$("$PFCWD" apply -f /tmp/rate.conf)" \
+		"sw1: rate-tx 1000 -> 0, rate-window 1500 -> 200" "apply"
+	expect_eq "$("$PFCWD" apply -f /tmp/rate.conf)" "" "apply again"
+	printf 'dev sw1 rate-window 99\n' > /tmp/rate.conf
+	expect_cli 1 '/tmp/rate.conf:1: bad rate-window "99": expected 100 to 3600000 ms' \
+		apply -f /tmp/rate.conf
+	expect_eq "$(show_val sw1 '[.rate_rx, .rate_tx, .rate_window_ms] | @csv')" \
+		"1000,0,200" "after apply"
+
 	"$PFCWD" set dev sw1 rate-rx 0 rate-tx 0 || fail "off"
 	"$PFCWD" show dev sw1 | grep -q ' rate-rx ' && fail "rate shown while off"
+
+	# Counters refreshed every second (bnxt): a finer window is taken,
+	# with a warning, and the refresh period is in force.
+	pfcsim_new eb1
+	echo bnxt > "$PFCSIM_DFS/eb1/profile" || fail "profile bnxt"
+	"$PFCWD" set dev eb1 on detect 5000 || fail "eb1 on"
+	err=$("$PFCWD" set dev eb1 rate-rx 1000 rate-window 500 2>&1 >/dev/null)
+	expect_eq "$?" 0 "set with a warning succeeds"
+	expect_eq "$err" "Warning: set dev eb1: pfcwd: rate-window is finer than this port's counters are refreshed: the window in force is longer (see effective-rate-window-ms)" \
+		"the warning"
+	expect_eq "$(show_val eb1 '[.rate_window_ms, .effective_rate_window_ms] | @csv')" \
+		"500,1000" "bnxt: 1000 ms in force"
+	"$PFCWD" show dev eb1 | grep -q ' rate-rx 1000 rate-tx 0 rate-window 500ms (in force 1000ms)$' ||
+		fail "show: $("$PFCWD" show dev eb1)"
+	err=$("$PFCWD" set dev eb1 rate-window 2000 2>&1) || fail "set: $err"
+	[ -z "$err" ] || fail "a warning for a window above R: $err"
+	expect_eq "$(show_val eb1 '.effective_rate_window_ms')" 2000 "2000 ms in force"
 	true
 }
 
