@@ -121,6 +121,9 @@ enum {
 	TCA_PFCWD_LOSSLESS,	/* u8: bitmask of watched priorities */
 	TCA_PFCWD_WARN,		/* u32: warning time, ms; 0 = off, < T0 */
 	TCA_PFCWD_BACKOFF,	/* u8: restore backoff, 0 off or 1 on */
+	TCA_PFCWD_RATE_RX,	/* u32: pause-rate received, frames/s; 0 off */
+	TCA_PFCWD_RATE_TX,	/* u32: pause-rate sent, frames/s; 0 off */
+	TCA_PFCWD_RATE_WINDOW,	/* u32: pause-rate window, ms */
 	__TCA_PFCWD_MAX
 };
 
