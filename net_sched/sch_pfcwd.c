@@ -105,6 +105,16 @@ static struct netlink_range_validation pfcwd_warn_range = {
 	.max = PFCWD_WARN_MS_MAX,
 };
 
+static struct netlink_range_validation pfcwd_rate_range = {
+	.min = 0,
+	.max = PFCWD_RATE_PPS_MAX,
+};
+
+static struct netlink_range_validation pfcwd_rate_window_range = {
+	.min = PFCWD_RATE_WINDOW_MS_MIN,
+	.max = PFCWD_RATE_WINDOW_MS_MAX,
+};
+
 static const struct nla_policy pfcwd_tc_policy[TCA_PFCWD_MAX + 1] = {
 	[TCA_PFCWD_LIMIT] = NLA_POLICY_FULL_RANGE(NLA_U32, &pfcwd_limit_range),
 	[TCA_PFCWD_DETECT] = NLA_POLICY_FULL_RANGE(NLA_U32, &pfcwd_time_range),
@@ -113,6 +123,10 @@ static const struct nla_policy pfcwd_tc_policy[TCA_PFCWD_MAX + 1] = {
 	[TCA_PFCWD_LOSSLESS] = { .type = NLA_U8 },
 	[TCA_PFCWD_WARN] = NLA_POLICY_FULL_RANGE(NLA_U32, &pfcwd_warn_range),
 	[TCA_PFCWD_BACKOFF] = NLA_POLICY_MAX(NLA_U8, 1),
+	[TCA_PFCWD_RATE_RX] = NLA_POLICY_FULL_RANGE(NLA_U32, &pfcwd_rate_range),
+	[TCA_PFCWD_RATE_TX] = NLA_POLICY_FULL_RANGE(NLA_U32, &pfcwd_rate_range),
+	[TCA_PFCWD_RATE_WINDOW] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &pfcwd_rate_window_range),
 };
 
 /*
@@ -458,6 +472,15 @@ static void pfcwd_sched_explain(const struct nlattr *opt,
 	case TCA_PFCWD_BACKOFF:
 		NL_SET_ERR_MSG(extack, "pfcwd: bad backoff: a u8, 0 (off) or 1 (on)");
 		break;
+	case TCA_PFCWD_RATE_RX:
+	case TCA_PFCWD_RATE_TX:
+		NL_SET_ERR_MSG(extack,
+			       "pfcwd: bad pause rate: a u32 of 0-100000000 (frames/s; 0 = off)");
+		break;
+	case TCA_PFCWD_RATE_WINDOW:
+		NL_SET_ERR_MSG(extack,
+			       "pfcwd: bad pause-rate window: a u32 of 100-3600000 (ms)");
+		break;
 	default:
 		NL_SET_ERR_MSG(extack,
 			       "pfcwd: unknown option (attribute type not in TCA_PFCWD_*)");
@@ -513,6 +536,18 @@ static int pfcwd_sched_parse(struct nlattr *opt, struct pfcwd_sched_opts *o,
 	if (tb[TCA_PFCWD_BACKOFF]) {
 		o->chg.set |= PFCWD_CFG_BACKOFF;
 		cfg->backoff = nla_get_u8(tb[TCA_PFCWD_BACKOFF]);
+	}
+	if (tb[TCA_PFCWD_RATE_RX]) {
+		o->chg.set |= PFCWD_CFG_RATE_RX;
+		cfg->rate_rx = nla_get_u32(tb[TCA_PFCWD_RATE_RX]);
+	}
+	if (tb[TCA_PFCWD_RATE_TX]) {
+		o->chg.set |= PFCWD_CFG_RATE_TX;
+		cfg->rate_tx = nla_get_u32(tb[TCA_PFCWD_RATE_TX]);
+	}
+	if (tb[TCA_PFCWD_RATE_WINDOW]) {
+		o->chg.set |= PFCWD_CFG_RATE_WINDOW;
+		cfg->rate_window_ms = nla_get_u32(tb[TCA_PFCWD_RATE_WINDOW]);
 	}
 	/* The policy checked the ranges; this is the check sysfs uses too. */
 	return pfcwd_config_check(&o->chg, extack);
@@ -762,7 +797,10 @@ static int pfcwd_sched_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_PFCWD_ACTION, cfg.action) ||
 	    nla_put_u8(skb, TCA_PFCWD_LOSSLESS, cfg.prios) ||
 	    nla_put_u32(skb, TCA_PFCWD_WARN, cfg.warn_ms) ||
-	    nla_put_u8(skb, TCA_PFCWD_BACKOFF, cfg.backoff)) {
+	    nla_put_u8(skb, TCA_PFCWD_BACKOFF, cfg.backoff) ||
+	    nla_put_u32(skb, TCA_PFCWD_RATE_RX, cfg.rate_rx) ||
+	    nla_put_u32(skb, TCA_PFCWD_RATE_TX, cfg.rate_tx) ||
+	    nla_put_u32(skb, TCA_PFCWD_RATE_WINDOW, cfg.rate_window_ms)) {
 		nla_nest_cancel(skb, opts);
 		return -EMSGSIZE;
 	}

@@ -475,6 +475,7 @@ static void pfcwd_action_prio_events(struct pfcwd_port *port, int prio,
 {
 	struct pfcwd_prio *pp = &port->prio[prio];
 	const struct pfcwd_storm_stats *st = &pp->sm.stats;
+	int d;
 
 	if (events & PFCWD_EV_RESTORED) {
 		pfcwd_action_undo(port, prio);
@@ -521,6 +522,20 @@ static void pfcwd_action_prio_events(struct pfcwd_port *port, int prio,
 			  prio, READ_ONCE(pfcwd_params.slow_threshold));
 		pfcwd_nl_event(port, prio, PFCWD_CMD_SLOW_RECEIVER,
 			       ktime_get_ns());
+	}
+	for (d = 0; d < PFCWD_RATE_DIRS; d++) {
+		const struct pfcwd_rate_stats *rs = &st->rate[d];
+
+		if (!(events & (d == PFCWD_RATE_DIR_RX ? PFCWD_EV_RATE_RX :
+							 PFCWD_EV_RATE_TX)))
+			continue;
+		pfcwd_log(port,
+			  "prio %d: pause rate %s %llu frames/s for %u ms (threshold %u)\n",
+			  prio, d == PFCWD_RATE_DIR_RX ? "received" : "sent",
+			  rs->last_rate, pfcwd_ms(rs->last_duration_ns),
+			  d == PFCWD_RATE_DIR_RX ? port->cfg.rate_rx :
+						   port->cfg.rate_tx);
+		pfcwd_nl_rate_event(port, prio, d);
 	}
 }
 

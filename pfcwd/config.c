@@ -183,6 +183,21 @@ int pfcwd_config_check(const struct pfcwd_config_change *chg,
 			       "pfcwd: warning time must be below the detection time (T0), or 0 (off)");
 		return -EINVAL;
 	}
+	if (((chg->set & PFCWD_CFG_RATE_RX) &&
+	     cfg->rate_rx > PFCWD_RATE_PPS_MAX) ||
+	    ((chg->set & PFCWD_CFG_RATE_TX) &&
+	     cfg->rate_tx > PFCWD_RATE_PPS_MAX)) {
+		NL_SET_ERR_MSG(extack,
+			       "pfcwd: pause rate must be 0 (off) to 100000000 frames/s");
+		return -EINVAL;
+	}
+	if ((chg->set & PFCWD_CFG_RATE_WINDOW) &&
+	    (cfg->rate_window_ms < PFCWD_RATE_WINDOW_MS_MIN ||
+	     cfg->rate_window_ms > PFCWD_RATE_WINDOW_MS_MAX)) {
+		NL_SET_ERR_MSG(extack,
+			       "pfcwd: pause-rate window must be 100 to 3600000 ms");
+		return -EINVAL;
+	}
 	if ((chg->set & PFCWD_CFG_BACKOFF) && cfg->backoff > 1) {
 		NL_SET_ERR_MSG(extack, "pfcwd: backoff must be 0 (off) or 1 (on)");
 		return -EINVAL;
@@ -279,6 +294,13 @@ int pfcwd_port_configure(struct pfcwd_port *port,
 	/* A storm in progress keeps its backoff level; off: T1 at once. */
 	if (chg->set & PFCWD_CFG_BACKOFF)
 		cfg->backoff = in->backoff;
+	/* An episode in progress goes on under the new values. */
+	if (chg->set & PFCWD_CFG_RATE_RX)
+		cfg->rate_rx = in->rate_rx;
+	if (chg->set & PFCWD_CFG_RATE_TX)
+		cfg->rate_tx = in->rate_tx;
+	if (chg->set & PFCWD_CFG_RATE_WINDOW)
+		cfg->rate_window_ms = in->rate_window_ms;
 	/* Storms in progress keep their pfc_en bits as they are (above). */
 	if (chg->set & PFCWD_CFG_DEVICE_ACTION)
 		cfg->device_action = in->device_action;

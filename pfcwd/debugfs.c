@@ -9,12 +9,13 @@
  *       counters B refresh_ms N refresh_learnt B reads N forced N
  *       read_errors N read_rate N device_action S device_pfc B
  *       setpfc_hurts B setpfc_errors N nic_warnings N nic_errors N
- *       stall_prios L warn_ms N backoff B
+ *       stall_prios L warn_ms N backoff B rate_rx N rate_tx N
+ *       rate_window_ms N
  *   DEV prio P watched W state S latch R detected N restored N tx_storms N
  *       slow N rx_pause N tx_pause N last_paused_us N last_storm_us N
  *       detected_at_ns N restored_at_ns N tx_dropped N rx_dropped N
  *       tx_forwarded N stalls_refuted N flush_breaks N warnings N
- *       backoff_level N
+ *       backoff_level N rate_rx_events N rate_tx_events N
  * (backoff_level: the restore backoff level of the current or last storm,
  * pfcwd/storm.h)
  * (detected_at_ns, restored_at_ns: CLOCK_MONOTONIC times of the last
@@ -63,7 +64,7 @@ static void pfcwd_debugfs_port(struct seq_file *m, struct pfcwd_port *port)
 	pfcwd_prio_list_format(port->pfc_en, pfc, sizeof(pfc));
 	pfcwd_prio_list_format(READ_ONCE(port->stall_prios), stall,
 			       sizeof(stall));
-	seq_printf(m, "%s enabled %d action %s prios %s pfc_en %s dcb %d push %d hold_us %llu granularity_us %llu next_poll_ns %lld ingress_hook %d profile %s counters %d refresh_ms %u refresh_learnt %d reads %llu forced %llu read_errors %llu read_rate %u device_action %s device_pfc %d setpfc_hurts %d setpfc_errors %llu nic_warnings %llu nic_errors %llu stall_prios %s warn_ms %u backoff %u\n",
+	seq_printf(m, "%s enabled %d action %s prios %s pfc_en %s dcb %d push %d hold_us %llu granularity_us %llu next_poll_ns %lld ingress_hook %d profile %s counters %d refresh_ms %u refresh_learnt %d reads %llu forced %llu read_errors %llu read_rate %u device_action %s device_pfc %d setpfc_hurts %d setpfc_errors %llu nic_warnings %llu nic_errors %llu stall_prios %s warn_ms %u backoff %u rate_rx %u rate_tx %u rate_window_ms %u\n",
 		   port->name, port->cfg.enabled,
 		   pfcwd_action_name(port->cfg.action), prios[0] ? prios : "-",
 		   pfc[0] ? pfc : "-", port->has_dcb,
@@ -80,12 +81,13 @@ static void pfcwd_debugfs_port(struct seq_file *m, struct pfcwd_port *port)
 		   pfcwd_action_device_pfc(port), READ_ONCE(port->setpfc_hurts),
 		   port->setpfc_errors, READ_ONCE(port->nic.warnings),
 		   READ_ONCE(port->nic.errors), stall[0] ? stall : "-",
-		   port->cfg.warn_ms, port->cfg.backoff);
+		   port->cfg.warn_ms, port->cfg.backoff, port->cfg.rate_rx,
+		   port->cfg.rate_tx, port->cfg.rate_window_ms);
 	for (p = 0; p < PFCWD_NUM_PRIO; p++) {
 		const struct pfcwd_storm *sm = &port->prio[p].sm;
 		const struct pfcwd_storm_stats *st = &sm->stats;
 
-		seq_printf(m, "%s prio %d watched %d state %s latch %s detected %llu restored %llu tx_storms %llu slow %llu rx_pause %llu tx_pause %llu last_paused_us %llu last_storm_us %llu detected_at_ns %llu restored_at_ns %llu tx_dropped %lld rx_dropped %lld tx_forwarded %lld stalls_refuted %llu flush_breaks %lld warnings %llu backoff_level %u overrides 0x%x detect_ms %u restore_ms %u warn_ms %u action %s\n",
+		seq_printf(m, "%s prio %d watched %d state %s latch %s detected %llu restored %llu tx_storms %llu slow %llu rx_pause %llu tx_pause %llu last_paused_us %llu last_storm_us %llu detected_at_ns %llu restored_at_ns %llu tx_dropped %lld rx_dropped %lld tx_forwarded %lld stalls_refuted %llu flush_breaks %lld warnings %llu backoff_level %u rate_rx_events %llu rate_tx_events %llu overrides 0x%x detect_ms %u restore_ms %u warn_ms %u action %s\n",
 			   port->name, p, !!(port->cfg.prios & BIT(p)),
 			   pfcwd_state_name(sm->state),
 			   pfcwd_latch_name(sm->latch), st->detected,
@@ -99,7 +101,10 @@ static void pfcwd_debugfs_port(struct seq_file *m, struct pfcwd_port *port)
 			   atomic64_read(&port->prio[p].tx_forwarded),
 			   st->stalls_refuted,
 			   atomic64_read(&port->prio[p].flush_breaks),
-			   st->warnings, sm->backoff_level, port->cfg.ovr[p],
+			   st->warnings, sm->backoff_level,
+			   st->rate[PFCWD_RATE_DIR_RX].events,
+			   st->rate[PFCWD_RATE_DIR_TX].events,
+			   port->cfg.ovr[p],
 			   pfcwd_cfg_prio_detect(&port->cfg, p),
 			   pfcwd_cfg_prio_restore(&port->cfg, p),
 			   pfcwd_cfg_prio_warn(&port->cfg, p),

@@ -215,6 +215,10 @@ int pfcwd_nl_fill_prio(struct sk_buff *skb, struct pfcwd_port *port, int p,
 			pfcwd_cfg_prio_warn(cfg, p)) ||
 	    nla_put_u32(skb, PFCWD_A_PRIO_EFFECTIVE_ACTION,
 			pfcwd_cfg_prio_action(cfg, p)) ||
+	    pfcwd_nl_put_u64(skb, PFCWD_A_PRIO_RATE_RX_EVENTS,
+			     st->rate[PFCWD_RATE_DIR_RX].events) ||
+	    pfcwd_nl_put_u64(skb, PFCWD_A_PRIO_RATE_TX_EVENTS,
+			     st->rate[PFCWD_RATE_DIR_TX].events) ||
 	    pfcwd_nl_put_u64(skb, PFCWD_A_PRIO_RX_PAUSE, st->rx_pause) ||
 	    pfcwd_nl_put_u64(skb, PFCWD_A_PRIO_TX_PAUSE, st->tx_pause) ||
 	    (tx_packets &&
@@ -338,6 +342,12 @@ int pfcwd_nl_fill_port(struct sk_buff *skb, struct pfcwd_port *port,
 	    nla_put_u32(skb, PFCWD_A_PORT_RESTORE_MS, cfg->restore_ms) ||
 	    nla_put_u32(skb, PFCWD_A_PORT_WARN_MS, cfg->warn_ms) ||
 	    nla_put_u8(skb, PFCWD_A_PORT_BACKOFF, cfg->backoff) ||
+	    nla_put_u32(skb, PFCWD_A_PORT_RATE_RX, cfg->rate_rx) ||
+	    nla_put_u32(skb, PFCWD_A_PORT_RATE_TX, cfg->rate_tx) ||
+	    nla_put_u32(skb, PFCWD_A_PORT_RATE_WINDOW_MS, cfg->rate_window_ms) ||
+	    nla_put_u32(skb, PFCWD_A_PORT_EFFECTIVE_RATE_WINDOW_MS,
+			div_u64(pfcwd_port_rate_window_ns(port),
+				NSEC_PER_MSEC)) ||
 	    nla_put_u32(skb, PFCWD_A_PORT_ACTION, cfg->action) ||
 	    nla_put_u8(skb, PFCWD_A_PORT_PRIOS, cfg->prios) ||
 	    nla_put_u32(skb, PFCWD_A_PORT_STORM_LIMIT, cfg->storm_limit) ||

@@ -24,6 +24,16 @@ static struct netlink_range_validation pfcwd_nl_time_range = {
 	.max = PFCWD_TIME_MS_MAX,
 };
 
+static struct netlink_range_validation pfcwd_nl_rate_range = {
+	.min = 0,
+	.max = PFCWD_RATE_PPS_MAX,
+};
+
+static struct netlink_range_validation pfcwd_nl_rate_window_range = {
+	.min = PFCWD_RATE_WINDOW_MS_MIN,
+	.max = PFCWD_RATE_WINDOW_MS_MAX,
+};
+
 static struct netlink_range_validation pfcwd_nl_warn_range = {
 	.min = 0,
 	.max = PFCWD_WARN_MS_MAX,
@@ -52,6 +62,12 @@ const struct nla_policy pfcwd_nl_port_set_policy[PFCWD_A_PORT_MAX + 1] = {
 	[PFCWD_A_PORT_WARN_MS] = NLA_POLICY_FULL_RANGE(NLA_U32,
 						       &pfcwd_nl_warn_range),
 	[PFCWD_A_PORT_BACKOFF] = NLA_POLICY_MAX(NLA_U8, 1),
+	[PFCWD_A_PORT_RATE_RX] = NLA_POLICY_FULL_RANGE(NLA_U32,
+						       &pfcwd_nl_rate_range),
+	[PFCWD_A_PORT_RATE_TX] = NLA_POLICY_FULL_RANGE(NLA_U32,
+						       &pfcwd_nl_rate_range),
+	[PFCWD_A_PORT_RATE_WINDOW_MS] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &pfcwd_nl_rate_window_range),
 	[PFCWD_A_PORT_ACTION] = NLA_POLICY_MAX(NLA_U32, PFCWD_ACTION_MAX),
 	[PFCWD_A_PORT_PRIOS] = { .type = NLA_U8 },
 	[PFCWD_A_PORT_STORM_LIMIT] = NLA_POLICY_MAX(NLA_U32,
@@ -167,6 +183,18 @@ static void pfcwd_nl_change(struct nlattr **tb, struct pfcwd_config_change *chg)
 		chg->set |= PFCWD_CFG_BACKOFF;
 		cfg->backoff = nla_get_u8(tb[PFCWD_A_PORT_BACKOFF]);
 	}
+	if (tb[PFCWD_A_PORT_RATE_RX]) {
+		chg->set |= PFCWD_CFG_RATE_RX;
+		cfg->rate_rx = nla_get_u32(tb[PFCWD_A_PORT_RATE_RX]);
+	}
+	if (tb[PFCWD_A_PORT_RATE_TX]) {
+		chg->set |= PFCWD_CFG_RATE_TX;
+		cfg->rate_tx = nla_get_u32(tb[PFCWD_A_PORT_RATE_TX]);
+	}
+	if (tb[PFCWD_A_PORT_RATE_WINDOW_MS]) {
+		chg->set |= PFCWD_CFG_RATE_WINDOW;
+		cfg->rate_window_ms = nla_get_u32(tb[PFCWD_A_PORT_RATE_WINDOW_MS]);
+	}
 	if (tb[PFCWD_A_PORT_ACTION]) {
 		chg->set |= PFCWD_CFG_ACTION;
 		cfg->action = nla_get_u32(tb[PFCWD_A_PORT_ACTION]);
@@ -249,6 +277,12 @@ int pfcwd_nl_port_set_doit(struct sk_buff *skb, struct genl_info *info)
 		 */
 		NL_SET_ERR_MSG(info->extack,
 			       "pfcwd: T0 is finer than this port's pause information resolves: detection may come later than 2 x T0 (see granularity-us)");
+	else if (!err && (chg.set & PFCWD_CFG_RATE_WINDOW) &&
+		 pfcwd_port_rate_window_ns(port) >
+		 (u64)port->cfg.rate_window_ms * NSEC_PER_MSEC)
+		/* Done, clamped: a rate is not known finer than R. */
+		NL_SET_ERR_MSG(info->extack,
+			       "pfcwd: rate-window is finer than this port's counters are refreshed: the window in force is longer (see effective-rate-window-ms)");
 	mutex_unlock(&port->lock);
 	if (!err && (chg.set & PFCWD_CFG_ENABLED) && !chg.cfg.enabled)
 		pfcwd_port_release(port);

@@ -60,6 +60,9 @@ struct pfcwd_config {
 	u8 prios;			/* watched (lossless) priorities */
 	u32 storm_limit;		/* 0..PFCWD_STORM_LIMIT_MAX */
 	u8 backoff;			/* restore backoff: 0 off, 1 on */
+	u32 rate_rx;			/* pause-rate received, frames/s; 0 off */
+	u32 rate_tx;			/* pause-rate sent, frames/s; 0 off */
+	u32 rate_window_ms;		/* pause-rate window */
 	bool enabled;
 	/*
 	 * Per-priority policy: the overrides each priority has
@@ -110,6 +113,9 @@ pfcwd_cfg_prio_action(const struct pfcwd_config *cfg, int p)
 #define PFCWD_CFG_WARN		BIT(7)
 #define PFCWD_CFG_BACKOFF	BIT(8)
 #define PFCWD_CFG_PRIO_POLICY	BIT(9)
+#define PFCWD_CFG_RATE_RX	BIT(10)
+#define PFCWD_CFG_RATE_TX	BIT(11)
+#define PFCWD_CFG_RATE_WINDOW	BIT(12)
 
 /*
  * PFCWD_CFG_PRIO_POLICY: per priority, the overrides to set (ovr_set,
@@ -411,6 +417,9 @@ void pfcwd_port_put(struct pfcwd_port *port);
 bool pfcwd_port_link_read(struct pfcwd_port *port, struct pfcwd_link *link);
 void pfcwd_port_link_apply(struct pfcwd_port *port,
 			   const struct pfcwd_link *link);
+void pfcwd_port_rate_config(const struct pfcwd_port *port,
+			    struct pfcwd_rate_config rate[PFCWD_RATE_DIRS]);
+u64 pfcwd_port_rate_window_ns(const struct pfcwd_port *port);
 void pfcwd_port_storm_config(const struct pfcwd_port *port,
 			     struct pfcwd_storm_config *scfg);
 void pfcwd_port_prio_config(const struct pfcwd_port *port, int p,
@@ -523,6 +532,7 @@ int pfcwd_action_parse(const char *buf, enum pfcwd_action *action);
 int pfcwd_nl_init(void);
 void pfcwd_nl_exit(void);
 void pfcwd_nl_event(struct pfcwd_port *port, int prio, u8 cmd, u64 when);
+void pfcwd_nl_rate_event(struct pfcwd_port *port, int prio, int dir);
 
 /* ingress.c */
 void pfcwd_ingress_update(struct pfcwd_port *port);

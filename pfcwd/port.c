@@ -180,6 +180,39 @@ void pfcwd_port_link_apply(struct pfcwd_port *port,
 	WRITE_ONCE(port->quiet, false);
 }
 
+/*
+ * The pause-rate configuration of both directions: measured over buckets
+ * no finer than the counters' refresh period.
+ */
+void pfcwd_port_rate_config(const struct pfcwd_port *port,
+			    struct pfcwd_rate_config rate[PFCWD_RATE_DIRS])
+{
+	const struct pfcwd_config *cfg = &port->cfg;
+	u64 refresh, window;
+	int d;
+
+	BUILD_BUG_ON((int)PFCWD_RATE_DIR_RX != (int)PFCWD_RATE_RX ||
+		     (int)PFCWD_RATE_DIR_TX != (int)PFCWD_RATE_TX);
+	pfcwd_source_refresh(port, &refresh, &window);
+	for (d = 0; d < PFCWD_RATE_DIRS; d++) {
+		rate[d].threshold = d == PFCWD_RATE_DIR_RX ? cfg->rate_rx :
+							     cfg->rate_tx;
+		rate[d].window_ns = (u64)cfg->rate_window_ms * NSEC_PER_MSEC;
+		rate[d].refresh_ns = refresh;
+		rate[d].refresh_window_ns = window;
+		rate[d].bucket_ns = pfcwd_rate_bucket_ns(refresh);
+	}
+}
+
+/* The pause-rate window in force (pause_rate.h); port->lock held. */
+u64 pfcwd_port_rate_window_ns(const struct pfcwd_port *port)
+{
+	struct pfcwd_rate_config rate[PFCWD_RATE_DIRS];
+
+	pfcwd_port_rate_config(port, rate);
+	return pfcwd_rate_window_ns(&rate[PFCWD_RATE_DIR_RX]);
+}
+
 void pfcwd_port_storm_config(const struct pfcwd_port *port,
 			     struct pfcwd_storm_config *scfg)
 {
@@ -200,6 +233,7 @@ void pfcwd_port_storm_config(const struct pfcwd_port *port,
 	BUILD_BUG_ON(PFCWD_STORM_BACKOFF_CAP_NS !=
 		     (u64)PFCWD_BACKOFF_MAX_MS * NSEC_PER_MSEC);
 	scfg->backoff = cfg->backoff;
+	pfcwd_port_rate_config(port, scfg->rate);
 	scfg->slow_threshold = READ_ONCE(pfcwd_params.slow_threshold);
 	scfg->disables_pfc = pfcwd_action_device_pfc(port) &&
 			     cfg->action != PFCWD_ACTION_ALERT;
@@ -263,6 +297,7 @@ static struct pfcwd_port *pfcwd_port_create(struct net_device *dev)
 	port->cfg.detect_ms = READ_ONCE(pfcwd_params.detect_ms);
 	port->cfg.restore_ms = READ_ONCE(pfcwd_params.restore_ms);
 	port->cfg.action = READ_ONCE(pfcwd_params.action);
+	port->cfg.rate_window_ms = PFCWD_RATE_WINDOW_MS_DEFAULT;
 	port->cfg.enabled = true;
 	for (p = 0; p < PFCWD_NUM_PRIO; p++)
 		pfcwd_storm_init(&port->prio[p].sm);

@@ -1016,6 +1016,8 @@ unsigned int pfcwd_storm_sample(struct pfcwd_storm *sm,
 		sm->prev_paused_err = s->paused_err;
 		/* A slow-receiver bucket must not span the unobserved time. */
 		sm->slow_bucket_start = 0;
+		pfcwd_rate_restart(&sm->rate[PFCWD_RATE_DIR_RX]);
+		pfcwd_rate_restart(&sm->rate[PFCWD_RATE_DIR_TX]);
 		/* Nor an exact pause: it counts from now at the earliest. */
 		sm->pause_floor = s->now;
 		/* The NIC's word is not a delta of these counters. */
@@ -1074,6 +1076,20 @@ unsigned int pfcwd_storm_sample(struct pfcwd_storm *sm,
 
 	ev |= pfcwd_storm_tx(sm, cfg, s, d_tx_pause, d_rx_packets);
 	ev |= pfcwd_storm_slow(sm, cfg, s->now, d_tx_pause);
+	if (pfcwd_rate_sample(&sm->rate[PFCWD_RATE_DIR_RX],
+			      &sm->stats.rate[PFCWD_RATE_DIR_RX],
+			      &cfg->rate[PFCWD_RATE_DIR_RX], sm->prev_now, s->now,
+			      d_rx_pause,
+			      pfcwd_counter_went_back(sm->prev_rx_pause,
+						      s->rx_pause)))
+		ev |= PFCWD_EV_RATE_RX;
+	if (pfcwd_rate_sample(&sm->rate[PFCWD_RATE_DIR_TX],
+			      &sm->stats.rate[PFCWD_RATE_DIR_TX],
+			      &cfg->rate[PFCWD_RATE_DIR_TX], sm->prev_now, s->now,
+			      d_tx_pause,
+			      pfcwd_counter_went_back(sm->prev_tx_pause,
+						      s->tx_pause)))
+		ev |= PFCWD_EV_RATE_TX;
 
 	if (d_rx_pause) {
 		sm->pub_last = s->now;

@@ -88,6 +88,13 @@
  * while the port received nothing, for >= T0.  Slow receiver: the rate of
  * pause frames sent stayed above cfg->slow_threshold frames/s for
  * cfg->slow_window_ns, measured over buckets of PFCWD_SLOW_BUCKET_NS.
+ * Pause-rate early warning (pause_rate.h): the rate of pause frames
+ * received (cfg->rate[PFCWD_RATE_DIR_RX]) or sent (..._TX) stayed above
+ * its threshold for its window: PFCWD_EV_RATE_RX or _TX, once per episode,
+ * and stats.rate[dir]; nothing else.  Measured on every sample that is not
+ * stale, whatever the state.  The slow receiver is the sent direction's
+ * special case with module-wide knobs and live-counter buckets, kept as
+ * it was.
  *
  * Published counters (cfg->refresh_ns > 0): many drivers report a copy of
  * their counters that a periodic task refreshes every R (storm.h's caller
@@ -155,6 +162,7 @@
 #define _PFCWD_STORM_H
 
 #include "pure.h"
+#include "pause_rate.h"
 
 #define PFCWD_STORM_HISTORY	16	/* largest storm limit */
 /* Restore backoff: at most T1 << 4 = 16 * T1, and at most 60 s. */
@@ -183,6 +191,8 @@ enum pfcwd_latch {
 #define PFCWD_EV_TX_STORM	0x08	/* a generated storm was detected */
 #define PFCWD_EV_SLOW		0x10	/* slow receiver */
 #define PFCWD_EV_WARNING	0x20	/* paused for the warning time */
+#define PFCWD_EV_RATE_RX	0x40	/* pause received above rate-rx */
+#define PFCWD_EV_RATE_TX	0x80	/* pause sent above rate-tx */
 
 /* Which optional counters of a sample are valid. */
 #define PFCWD_SAMPLE_TX		0x01	/* tx_packets */
@@ -207,6 +217,8 @@ struct pfcwd_storm_config {
 	bool disables_pfc;	/* the action clears the priority from pfc_en */
 	bool stall_only;	/* no pause counters: a transmit stall is the pause */
 	u64 stall_min_ns;	/* a shorter transmit stall is not one */
+	/* Pause-rate early warning, per direction (pause_rate.h). */
+	struct pfcwd_rate_config rate[PFCWD_RATE_DIRS];
 };
 
 /*
@@ -278,6 +290,7 @@ struct pfcwd_storm_stats {
 	u64 last_storm_ns;	/* last storm: detection to restoration */
 	u64 last_detected_at;	/* times of the last detection / restoration */
 	u64 last_restored_at;
+	struct pfcwd_rate_stats rate[PFCWD_RATE_DIRS];	/* pause-rate */
 };
 
 struct pfcwd_storm {
@@ -339,6 +352,9 @@ struct pfcwd_storm {
 	u64 slow_bucket_frames;
 	u64 slow_since;		/* 0: rate not above the threshold */
 	bool slow_reported;
+
+	/* Pause-rate early warning, received and sent. */
+	struct pfcwd_rate rate[PFCWD_RATE_DIRS];
 
 	struct pfcwd_storm_stats stats;
 };

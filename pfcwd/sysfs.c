@@ -11,6 +11,10 @@
  *   storm_limit          rw  storms within storm_window_ms that latch, 0-16
  *   restore_backoff      rw  0 | 1: each storm within storm_window_ms of
  *                            the last waits twice as long to be restored
+ *   pause_rate_rx        rw  pause-rate warning: pause frames received per
+ *                            second, 0 (off) - 100000000
+ *   pause_rate_tx        rw  ...sent per second, 0 (off) - 100000000
+ *   pause_rate_window_ms rw  how long the rate must stay above, 100-3600000
  *   enabled              rw  0 | 1
  *   stormed              ro  priorities stormed or latched
  *   restore              wo  priorities to restore by hand (latched ones)
@@ -163,6 +167,56 @@ static int pfcwd_store_warning_time_ms(struct pfcwd_port *port,
 }
 
 PFCWD_ATTR_RW(warning_time_ms);
+
+static ssize_t pfcwd_show_pause_rate_rx(struct pfcwd_port *port, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", port->cfg.rate_rx);
+}
+
+static int pfcwd_store_pause_rate_rx(struct pfcwd_port *port, const char *buf)
+{
+	struct pfcwd_config cfg = {};
+
+	if (kstrtou32(buf, 10, &cfg.rate_rx))
+		return -EINVAL;
+	return pfcwd_sysfs_set(port, PFCWD_CFG_RATE_RX, &cfg);
+}
+
+PFCWD_ATTR_RW(pause_rate_rx);
+
+static ssize_t pfcwd_show_pause_rate_tx(struct pfcwd_port *port, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", port->cfg.rate_tx);
+}
+
+static int pfcwd_store_pause_rate_tx(struct pfcwd_port *port, const char *buf)
+{
+	struct pfcwd_config cfg = {};
+
+	if (kstrtou32(buf, 10, &cfg.rate_tx))
+		return -EINVAL;
+	return pfcwd_sysfs_set(port, PFCWD_CFG_RATE_TX, &cfg);
+}
+
+PFCWD_ATTR_RW(pause_rate_tx);
+
+static ssize_t pfcwd_show_pause_rate_window_ms(struct pfcwd_port *port,
+					       char *buf)
+{
+	return sysfs_emit(buf, "%u\n", port->cfg.rate_window_ms);
+}
+
+static int pfcwd_store_pause_rate_window_ms(struct pfcwd_port *port,
+					    const char *buf)
+{
+	struct pfcwd_config cfg = {};
+
+	if (kstrtou32(buf, 10, &cfg.rate_window_ms))
+		return -EINVAL;
+	return pfcwd_sysfs_set(port, PFCWD_CFG_RATE_WINDOW, &cfg);
+}
+
+PFCWD_ATTR_RW(pause_rate_window_ms);
 
 static ssize_t pfcwd_show_action(struct pfcwd_port *port, char *buf)
 {
@@ -357,6 +411,9 @@ static struct attribute *pfcwd_attrs[] = {
 	&dev_attr_priorities.attr,
 	&dev_attr_storm_limit.attr,
 	&dev_attr_restore_backoff.attr,
+	&dev_attr_pause_rate_rx.attr,
+	&dev_attr_pause_rate_tx.attr,
+	&dev_attr_pause_rate_window_ms.attr,
 	&dev_attr_enabled.attr,
 	&dev_attr_stormed.attr,
 	&dev_attr_restore.attr,

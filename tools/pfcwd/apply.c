@@ -288,6 +288,15 @@ static int apply_settings(struct apply_ctx *a, const char *dev,
 	if (s->has & CONF_HAS_WARN)
 		apply_u32(a, req, pi, PFCWD_A_PORT_WARN_MS, "warn", s->warn_ms,
 			  NULL);
+	if (s->has & CONF_HAS_RATE_RX)
+		apply_u32(a, req, pi, PFCWD_A_PORT_RATE_RX, "rate-rx",
+			  s->rate_rx, NULL);
+	if (s->has & CONF_HAS_RATE_TX)
+		apply_u32(a, req, pi, PFCWD_A_PORT_RATE_TX, "rate-tx",
+			  s->rate_tx, NULL);
+	if (s->has & CONF_HAS_RATE_WINDOW)
+		apply_u32(a, req, pi, PFCWD_A_PORT_RATE_WINDOW_MS, "rate-window",
+			  s->rate_window_ms, NULL);
 	if ((s->has & CONF_HAS_BACKOFF) &&
 	    (!pi || !has(pi->have, PFCWD_A_PORT_BACKOFF) ||
 	     pi->v[PFCWD_A_PORT_BACKOFF] != s->backoff)) {

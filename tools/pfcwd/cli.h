@@ -154,6 +154,7 @@ enum attr_fmt {
 	AF_SOURCE,	/* enum pfcwd_source */
 	AF_PRIOS,	/* bitmask of priorities */
 	AF_DEVICE_ACTION, /* enum pfcwd_device_action */
+	AF_RATE_DIR,	/* enum pfcwd_rate_direction: "rx" or "tx" */
 };
 
 /* Which JSON objects carry the attribute. */
@@ -222,6 +223,9 @@ void prio_policy_put(struct nlmsghdr *req, const struct prio_policy *pp);
 #define CONF_HAS_WARN		0x200
 #define CONF_HAS_BACKOFF	0x400
 #define CONF_HAS_PRIO_POLICY	0x800	/* prio-detect P:MS ... (pp) */
+#define CONF_HAS_RATE_RX	0x1000
+#define CONF_HAS_RATE_TX	0x2000
+#define CONF_HAS_RATE_WINDOW	0x4000
 
 enum conf_qdisc {
 	CONF_QDISC_PFCWD = 1,	/* the root qdisc is pfcwd */
@@ -237,6 +241,7 @@ struct conf_set {
 	uint32_t detect_ms, restore_ms, action, storm_limit, device_action;
 	uint32_t warn_ms;
 	struct prio_policy pp;	/* per-priority overrides: set, drop */
+	uint32_t rate_rx, rate_tx, rate_window_ms;
 	enum conf_qdisc qdisc;
 	uint32_t qdisc_limit;
 };

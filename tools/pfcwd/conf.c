@@ -9,6 +9,7 @@
  *	# comment
  *	dev PATTERN [ on | off ] [ detect MS ] [ restore MS ] [ warn MS ]
  *		[ backoff on|off ]
+ *		[ rate-rx PPS ] [ rate-tx PPS ] [ rate-window MS ]
  *		[ action drop|forward|alert ] [ prio LIST ] [ limit N ]
  *		[ device-action auto|on|off ]
  *		[ prio-detect P:MS ... ] [ prio-restore P:MS ... ]
@@ -90,7 +91,21 @@ static const struct conf_word conf_words[] = {
 	{ "device-action", CONF_HAS_DEVICE_ACTION },
 	{ "warn", CONF_HAS_WARN },
 	{ "backoff", CONF_HAS_BACKOFF },
+	{ "rate-rx", CONF_HAS_RATE_RX },
+	{ "rate-tx", CONF_HAS_RATE_TX },
+	{ "rate-window", CONF_HAS_RATE_WINDOW },
 };
+
+/* A pause-rate threshold: 0 (off) to PFCWD_RATE_PPS_MAX frames/s. */
+static int conf_rate(struct conf *c, unsigned int line, const char *kw,
+		     const char *v, uint32_t *out)
+{
+	if (parse_u32(v, out) || *out > PFCWD_RATE_PPS_MAX)
+		return conf_error(c, line,
+				  "bad %s \"%s\": expected 0 (off) to %u frames/s",
+				  kw, v, PFCWD_RATE_PPS_MAX);
+	return 0;
+}
 
 /* A time: 1..60000 ms, as the kernel takes it. */
 static int conf_ms(struct conf *c, unsigned int line, const char *kw,
@@ -152,6 +167,19 @@ static int conf_value(struct conf *c, unsigned int line, size_t i,
 					  "bad backoff \"%s\": expected on or off",
 					  v);
 		s->backoff = !strcmp(v, "on");
+		return 0;
+	case CONF_HAS_RATE_RX:
+		return conf_rate(c, line, kw, v, &s->rate_rx);
+	case CONF_HAS_RATE_TX:
+		return conf_rate(c, line, kw, v, &s->rate_tx);
+	case CONF_HAS_RATE_WINDOW:
+		if (parse_ms(v, &s->rate_window_ms) ||
+		    s->rate_window_ms < PFCWD_RATE_WINDOW_MS_MIN ||
+		    s->rate_window_ms > PFCWD_RATE_WINDOW_MS_MAX)
+			return conf_error(c, line,
+					  "bad rate-window \"%s\": expected %u to %u ms",
+					  v, PFCWD_RATE_WINDOW_MS_MIN,
+					  PFCWD_RATE_WINDOW_MS_MAX);
 		return 0;
 	}
 	return conf_error(c, line, "internal error: keyword %s", kw);
@@ -472,6 +500,12 @@ static void conf_merge(struct conf_set *to, const struct conf_set *from)
 		to->backoff = from->backoff;
 	if (h & CONF_HAS_PRIO_POLICY)
 		conf_merge_prio(&to->pp, &from->pp);
+	if (h & CONF_HAS_RATE_RX)
+		to->rate_rx = from->rate_rx;
+	if (h & CONF_HAS_RATE_TX)
+		to->rate_tx = from->rate_tx;
+	if (h & CONF_HAS_RATE_WINDOW)
+		to->rate_window_ms = from->rate_window_ms;
 	if (h & CONF_HAS_QDISC) {
 		/* A later qdisc clause replaces the whole of an earlier one. */
 		to->qdisc = from->qdisc;

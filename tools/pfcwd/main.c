@@ -33,6 +33,7 @@ static void usage(FILE *f)
 		"                         [ prio LIST ] [ limit N ]\n"
 		"                         [ device-action { auto | on | off } ]\n"
 		"                         [ warn MS ] [ backoff { on | off } ]\n"
+		"                         [ rate-rx PPS ] [ rate-tx PPS ] [ rate-window MS ]\n"
 		"       pfcwd restore dev DEV prio LIST\n"
 		"       pfcwd monitor [ dev DEV ] [ count N ]\n"
 		"       pfcwd headroom speed SPEED cable LENGTH [ mtu BYTES ]\n"

@@ -38,6 +38,8 @@ static const char *event_name(uint8_t cmd)
 		return "slow-receiver";
 	case PFCWD_CMD_STORM_WARNING:
 		return "storm-warning";
+	case PFCWD_CMD_PAUSE_RATE:
+		return "pause-rate";
 	}
 	return NULL;
 }
@@ -71,6 +73,17 @@ static void event_human(uint8_t cmd, const struct port_info *pi, int p,
 		fmt_us(d, sizeof(d), v[PFCWD_A_PRIO_LAST_WARN_PAUSED_US]);
 		printf("PFC storm warning, no action (paused %s, warnings %llu)",
 		       d, (unsigned long long)v[PFCWD_A_PRIO_WARNINGS]);
+		break;
+	case PFCWD_CMD_PAUSE_RATE:
+		printf("pause rate %s %llu frames/s for %llu ms (%llu such events)",
+		       pi->v[PFCWD_A_PORT_RATE_DIRECTION] == PFCWD_RATE_TX ?
+		       "sent" : "received",
+		       (unsigned long long)pi->v[PFCWD_A_PORT_RATE_PPS],
+		       (unsigned long long)pi->v[PFCWD_A_PORT_RATE_DURATION_MS],
+		       (unsigned long long)v[pi->v[PFCWD_A_PORT_RATE_DIRECTION] ==
+					     PFCWD_RATE_TX ?
+					     PFCWD_A_PRIO_RATE_TX_EVENTS :
+					     PFCWD_A_PRIO_RATE_RX_EVENTS]);
 		break;
 	case PFCWD_CMD_SLOW_RECEIVER:
 		printf("slow receiver (%llu pause frames sent, %llu such events)",

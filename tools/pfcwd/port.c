@@ -27,6 +27,14 @@ const struct attr_key port_keys[] = {
 	{ PFCWD_A_PORT_RESTORE_MS, "restore_ms", AF_NUM, AK_SHOW },
 	{ PFCWD_A_PORT_WARN_MS, "warn_ms", AF_NUM, AK_SHOW },
 	{ PFCWD_A_PORT_BACKOFF, "backoff", AF_BOOL, AK_SHOW },
+	{ PFCWD_A_PORT_RATE_RX, "rate_rx", AF_NUM, AK_SHOW },
+	{ PFCWD_A_PORT_RATE_TX, "rate_tx", AF_NUM, AK_SHOW },
+	{ PFCWD_A_PORT_RATE_WINDOW_MS, "rate_window_ms", AF_NUM, AK_SHOW },
+	{ PFCWD_A_PORT_EFFECTIVE_RATE_WINDOW_MS, "effective_rate_window_ms",
+	  AF_NUM, AK_SHOW },
+	{ PFCWD_A_PORT_RATE_DIRECTION, "rate_direction", AF_RATE_DIR, AK_EVENT },
+	{ PFCWD_A_PORT_RATE_PPS, "rate_pps", AF_NUM, AK_EVENT },
+	{ PFCWD_A_PORT_RATE_DURATION_MS, "rate_duration_ms", AF_NUM, AK_EVENT },
 	{ PFCWD_A_PORT_ACTION, "action", AF_ACTION, AK_SHOW },
 	{ PFCWD_A_PORT_PRIOS, "prios", AF_PRIOS, AK_SHOW },
 	{ PFCWD_A_PORT_STORM_LIMIT, "storm_limit", AF_NUM, AK_SHOW },
@@ -84,6 +92,8 @@ const struct attr_key prio_keys[] = {
 	{ PFCWD_A_PRIO_SLOW_EVENTS, "slow_events", AF_NUM, AK_STATS | AK_EVENT },
 	{ PFCWD_A_PRIO_WARNINGS, "warnings", AF_NUM, AK_STATS | AK_EVENT },
 	{ PFCWD_A_PRIO_LAST_WARN_PAUSED_US, "last_warn_paused_us", AF_NUM, AK_STATS | AK_EVENT },
+	{ PFCWD_A_PRIO_RATE_RX_EVENTS, "rate_rx_events", AF_NUM, AK_STATS | AK_EVENT },
+	{ PFCWD_A_PRIO_RATE_TX_EVENTS, "rate_tx_events", AF_NUM, AK_STATS | AK_EVENT },
 	{ PFCWD_A_PRIO_RX_PAUSE, "rx_pause", AF_NUM, AK_STATS | AK_EVENT },
 	{ PFCWD_A_PRIO_TX_PAUSE, "tx_pause", AF_NUM, AK_STATS | AK_EVENT },
 	{ PFCWD_A_PRIO_TX_PACKETS, "tx_packets", AF_NUM, AK_STATS | AK_EVENT },
@@ -111,6 +121,13 @@ static const uint8_t port_size[PORT_ATTRS] = {
 	[PFCWD_A_PORT_RESTORE_MS] = 4,
 	[PFCWD_A_PORT_WARN_MS] = 4,
 	[PFCWD_A_PORT_BACKOFF] = 1,
+	[PFCWD_A_PORT_RATE_RX] = 4,
+	[PFCWD_A_PORT_RATE_TX] = 4,
+	[PFCWD_A_PORT_RATE_WINDOW_MS] = 4,
+	[PFCWD_A_PORT_EFFECTIVE_RATE_WINDOW_MS] = 4,
+	[PFCWD_A_PORT_RATE_DIRECTION] = 1,
+	[PFCWD_A_PORT_RATE_PPS] = 8,
+	[PFCWD_A_PORT_RATE_DURATION_MS] = 4,
 	[PFCWD_A_PORT_ACTION] = 4,
 	[PFCWD_A_PORT_PRIOS] = 1,
 	[PFCWD_A_PORT_STORM_LIMIT] = 4,
@@ -150,6 +167,8 @@ static const uint8_t prio_size[PRIO_ATTRS] = {
 	[PFCWD_A_PRIO_BACKOFF_LEVEL] = 4,
 	[PFCWD_A_PRIO_EFFECTIVE_RESTORE_MS] = 4,
 	[PFCWD_A_PRIO_DETECT_MS ... PFCWD_A_PRIO_EFFECTIVE_ACTION] = 4,
+	[PFCWD_A_PRIO_RATE_RX_EVENTS] = 8,
+	[PFCWD_A_PRIO_RATE_TX_EVENTS] = 8,
 };
 
 /* A NUL-terminated string attribute into @buf; -EPROTO if malformed. */
@@ -274,6 +293,9 @@ static void json_attr(const struct attr_key *k, uint64_t v)
 	case AF_DEVICE_ACTION:
 		jw_str(k->key, device_action_name(v));
 		break;
+	case AF_RATE_DIR:
+		jw_str(k->key, v == PFCWD_RATE_TX ? "tx" : "rx");
+		break;
 	}
 }
 
@@ -326,6 +348,12 @@ const char *port_attr_name(uint16_t type)
 		return "warn";
 	case PFCWD_A_PORT_BACKOFF:
 		return "backoff";
+	case PFCWD_A_PORT_RATE_RX:
+		return "rate-rx";
+	case PFCWD_A_PORT_RATE_TX:
+		return "rate-tx";
+	case PFCWD_A_PORT_RATE_WINDOW_MS:
+		return "rate-window";
 	case PFCWD_A_PORT_ACTION:
 		return "action";
 	case PFCWD_A_PORT_PRIOS:

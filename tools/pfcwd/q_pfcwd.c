@@ -5,6 +5,7 @@
  *   tc qdisc add dev DEV root pfcwd [ detect MS ] [ restore MS ]
  *	[ action drop|forward|alert ] [ lossless PRIO[,PRIO...]|none ]
  *	[ limit PACKETS ] [ warn MS ] [ backoff on|off ]
+ *	[ rate-rx PPS ] [ rate-tx PPS ] [ rate-window MS ]
  *   tc [-j] qdisc show dev DEV       options
  *   tc [-j] -s qdisc show dev DEV    options and per-priority xstats
  *
@@ -57,6 +58,7 @@ static void pfcwd_usage(void)
 		"Usage: ... pfcwd [ detect MS ] [ restore MS ] [ action drop|forward|alert ]\n"
 		"                 [ lossless PRIO[,PRIO...]|none ] [ limit PACKETS ] [ warn MS ]\n"
 		"                 [ backoff on|off ]\n"
+		"                 [ rate-rx PPS ] [ rate-tx PPS ] [ rate-window MS ]\n"
 		"  detect   T0: a priority paused this long is stormed, 1-60000 ms\n"
 		"  restore  T1: restored after this long without pause, 1-60000 ms\n"
 		"  warn     a storm warning after this long paused, below T0; 0: off\n"
@@ -156,6 +158,22 @@ static int pfcwd_parse_backoff(const struct pfcwd_opt *o, const char *s,
 	return 0;
 }
 
+/* A pause-rate threshold, frames/s: 0 (off) too. */
+static int pfcwd_parse_rate(const struct pfcwd_opt *o, const char *s,
+			    unsigned int *out)
+{
+	(void)o;
+	return pfcwd_parse_uint(s, NULL, 0, PFCWD_RATE_PPS_MAX, out);
+}
+
+static int pfcwd_parse_rate_window(const struct pfcwd_opt *o, const char *s,
+				   unsigned int *out)
+{
+	(void)o;
+	return pfcwd_parse_uint(s, "ms", PFCWD_RATE_WINDOW_MS_MIN,
+				PFCWD_RATE_WINDOW_MS_MAX, out);
+}
+
 static int pfcwd_parse_limit(const struct pfcwd_opt *o, const char *s,
 			     unsigned int *out)
 {
@@ -191,6 +209,12 @@ static const struct pfcwd_opt pfcwd_opts[] = {
 	{ "warn", TCA_PFCWD_WARN, 4, pfcwd_parse_warn,
 	  "milliseconds, 0 (off) or 1-59999, below detect" },
 	{ "backoff", TCA_PFCWD_BACKOFF, 1, pfcwd_parse_backoff, "on or off" },
+	{ "rate-rx", TCA_PFCWD_RATE_RX, 4, pfcwd_parse_rate,
+	  "pause frames received per second, 0 (off) to 100000000" },
+	{ "rate-tx", TCA_PFCWD_RATE_TX, 4, pfcwd_parse_rate,
+	  "pause frames sent per second, 0 (off) to 100000000" },
+	{ "rate-window", TCA_PFCWD_RATE_WINDOW, 4, pfcwd_parse_rate_window,
+	  "milliseconds, 100-3600000" },
 };
 
 #define PFCWD_NOPTS	ARRAY_SIZE(pfcwd_opts)
@@ -383,6 +407,7 @@ static int pfcwd_print_qopt(struct tc_qdisc_plugin *qp, FILE *f,
 	bool have[TCA_PFCWD_MAX + 1] = { false };
 	struct rtattr *rta;
 	unsigned int i;
+	bool rate_on;
 	int len;
 
 	(void)qp;
@@ -427,6 +452,20 @@ static int pfcwd_print_qopt(struct tc_qdisc_plugin *qp, FILE *f,
 		pfcwd_uint("warn_ms", "warn %ums ", val[TCA_PFCWD_WARN]);
 	if (have[TCA_PFCWD_BACKOFF])
 		pfcwd_flag("backoff", "backoff on", val[TCA_PFCWD_BACKOFF]);
+	/* Pause rate: in JSON always, in plain text when a direction is on. */
+	rate_on = (have[TCA_PFCWD_RATE_RX] && val[TCA_PFCWD_RATE_RX]) ||
+		  (have[TCA_PFCWD_RATE_TX] && val[TCA_PFCWD_RATE_TX]);
+	if (rate_on || pfcwd_json()) {
+		if (have[TCA_PFCWD_RATE_RX])
+			pfcwd_uint("rate_rx", "rate-rx %u ",
+				   val[TCA_PFCWD_RATE_RX]);
+		if (have[TCA_PFCWD_RATE_TX])
+			pfcwd_uint("rate_tx", "rate-tx %u ",
+				   val[TCA_PFCWD_RATE_TX]);
+		if (have[TCA_PFCWD_RATE_WINDOW])
+			pfcwd_uint("rate_window_ms", "rate-window %ums ",
+				   val[TCA_PFCWD_RATE_WINDOW]);
+	}
 	return 0;
 }
 

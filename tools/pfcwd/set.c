@@ -22,6 +22,7 @@ void usage_set(FILE *f)
 		   "                        [ device-action { auto | on | off } ]\n"
 		   "                        [ warn MS ]   (below detect; 0: off)\n"
 		   "                        [ backoff { on | off } ]   (restore backoff)\n"
+		   "                        [ rate-rx PPS ] [ rate-tx PPS ] [ rate-window MS ]\n"
 		   "                        [ prio-detect P:MS ... ] [ prio-restore P:MS ... ]\n"
 		   "                        [ prio-warn P:MS ... ]\n"
 		   "                        [ prio-action P:{ drop | forward | alert } ... ]\n"
@@ -140,7 +141,8 @@ int cmd_set(int argc, char **argv)
 {
 	char buf[GENL_BUF_SIZE], what[64];
 	uint32_t detect = 0, restore = 0, action = 0, limit = 0, dev_action = 0;
-	uint32_t warn = 0;
+	uint32_t warn = 0, rate_rx = 0, rate_tx = 0, rate_window = 0;
+	bool has_rate_rx = false, has_rate_tx = false, has_rate_window = false;
 	bool has_detect = false, has_restore = false, has_action = false;
 	bool has_warn = false;
 	bool has_limit = false, has_prios = false, has_enabled = false;
@@ -173,6 +175,18 @@ int cmd_set(int argc, char **argv)
 		} else if (matches(*argv, "warn")) {
 			warn = arg_ms(&argc, &argv, "warn", "warning time");
 			has_warn = true;
+		} else if (matches(*argv, "rate-rx")) {
+			rate_rx = arg_u32(&argc, &argv, "rate-rx",
+					  "pause rate received");
+			has_rate_rx = true;
+		} else if (matches(*argv, "rate-tx")) {
+			rate_tx = arg_u32(&argc, &argv, "rate-tx",
+					  "pause rate sent");
+			has_rate_tx = true;
+		} else if (matches(*argv, "rate-window")) {
+			rate_window = arg_ms(&argc, &argv, "rate-window",
+					     "pause-rate window");
+			has_rate_window = true;
 		} else if (matches(*argv, "backoff")) {
 			s = next_arg(&argc, &argv, "backoff");
 			if (strcmp(s, "on") && strcmp(s, "off"))
@@ -208,7 +222,8 @@ int cmd_set(int argc, char **argv)
 	need_dev(dev, "set");
 	if (!has_enabled && !has_detect && !has_restore && !has_action &&
 	    !has_prios && !has_limit && !has_dev_action && !has_warn &&
-	    !has_backoff && prio_policy_empty(&pp))
+	    !has_backoff && !has_rate_rx && !has_rate_tx && !has_rate_window &&
+	    prio_policy_empty(&pp))
 		usage_error("set: nothing to change on %s", dev);
 
 	if (genl_open(&g)) {
@@ -227,6 +242,12 @@ int cmd_set(int argc, char **argv)
 		mnl_attr_put_u32(req, PFCWD_A_PORT_WARN_MS, warn);
 	if (has_backoff)
 		mnl_attr_put_u8(req, PFCWD_A_PORT_BACKOFF, backoff);
+	if (has_rate_rx)
+		mnl_attr_put_u32(req, PFCWD_A_PORT_RATE_RX, rate_rx);
+	if (has_rate_tx)
+		mnl_attr_put_u32(req, PFCWD_A_PORT_RATE_TX, rate_tx);
+	if (has_rate_window)
+		mnl_attr_put_u32(req, PFCWD_A_PORT_RATE_WINDOW_MS, rate_window);
 	if (has_action)
 		mnl_attr_put_u32(req, PFCWD_A_PORT_ACTION, action);
 	if (has_prios)

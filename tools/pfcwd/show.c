@@ -323,6 +323,15 @@ static void show_human(const struct port_info *pi)
 		show_num(pi, PFCWD_A_PORT_WARN_MS, " warn %llums");
 	if (pi->v[PFCWD_A_PORT_BACKOFF])
 		printf(" backoff on");
+	if (pi->v[PFCWD_A_PORT_RATE_RX] || pi->v[PFCWD_A_PORT_RATE_TX]) {
+		show_num(pi, PFCWD_A_PORT_RATE_RX, " rate-rx %llu");
+		show_num(pi, PFCWD_A_PORT_RATE_TX, " rate-tx %llu");
+		show_num(pi, PFCWD_A_PORT_RATE_WINDOW_MS, " rate-window %llums");
+		if (pi->v[PFCWD_A_PORT_EFFECTIVE_RATE_WINDOW_MS] >
+		    pi->v[PFCWD_A_PORT_RATE_WINDOW_MS])
+			show_num(pi, PFCWD_A_PORT_EFFECTIVE_RATE_WINDOW_MS,
+				 " (in force %llums)");
+	}
 	printf("\n   ");
 	show_prios(pi, PFCWD_A_PORT_STORMED, "stormed");
 	show_prios(pi, PFCWD_A_PORT_PFC_EN, "pfc_en");

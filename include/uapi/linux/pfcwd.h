@@ -44,6 +44,23 @@
 #define PFCWD_BACKOFF_LEVEL_MAX	4
 #define PFCWD_BACKOFF_MAX_MS	60000
 
+/*
+ * Pause-rate early warning (a port's, per priority, off by default): pause
+ * frames received (rate-rx) or sent (rate-tx) per second above the
+ * threshold, for the window.  The window in force is at least the
+ * measurement interval: 100 ms, or the counters' refresh period if longer.
+ */
+#define PFCWD_RATE_PPS_MAX		100000000
+#define PFCWD_RATE_WINDOW_MS_MIN	100
+#define PFCWD_RATE_WINDOW_MS_MAX	3600000
+#define PFCWD_RATE_WINDOW_MS_DEFAULT	1000
+
+/* Direction of a pause-rate event. */
+enum pfcwd_rate_direction {
+	PFCWD_RATE_RX,		/* pause frames received */
+	PFCWD_RATE_TX,		/* pause frames sent */
+};
+
 /* What the watchdog does to a stormed priority. */
 enum pfcwd_action {
 	PFCWD_ACTION_DROP,	/* drop its traffic, stop honouring pause */
@@ -104,6 +121,9 @@ enum {
 	TCA_PFCWD_LOSSLESS,	/* u8: bitmask of watched priorities */
 	TCA_PFCWD_WARN,		/* u32: warning time, ms; 0 = off, < T0 */
 	TCA_PFCWD_BACKOFF,	/* u8: restore backoff, 0 off or 1 on */
+	TCA_PFCWD_RATE_RX,	/* u32: pause-rate received, frames/s; 0 off */
+	TCA_PFCWD_RATE_TX,	/* u32: pause-rate sent, frames/s; 0 off */
+	TCA_PFCWD_RATE_WINDOW,	/* u32: pause-rate window, ms */
 	__TCA_PFCWD_MAX
 };
 
@@ -175,6 +195,13 @@ enum {
 	PFCWD_A_PORT_RESTORE_LATE_US,	/* u32: bound on restoration lateness */
 	PFCWD_A_PORT_WARN_MS,		/* u32: warning time; 0 = off, < T0 */
 	PFCWD_A_PORT_BACKOFF,		/* u8: restore backoff, 0 or 1 */
+	PFCWD_A_PORT_RATE_RX,		/* u32: pause received, frames/s; 0 off */
+	PFCWD_A_PORT_RATE_TX,		/* u32: pause sent, frames/s; 0 off */
+	PFCWD_A_PORT_RATE_WINDOW_MS,	/* u32: how long above, 100-3600000 */
+	PFCWD_A_PORT_EFFECTIVE_RATE_WINDOW_MS,	/* u32: the window in force */
+	PFCWD_A_PORT_RATE_DIRECTION,	/* u8: pause-rate event: enum pfcwd_rate_direction */
+	PFCWD_A_PORT_RATE_PPS,		/* u64: pause-rate event: mean rate, frames/s */
+	PFCWD_A_PORT_RATE_DURATION_MS,	/* u32: pause-rate event: above for */
 	__PFCWD_A_PORT_CNT
 };
 
@@ -233,6 +260,8 @@ enum {
 	PFCWD_A_PRIO_EFFECTIVE_DETECT_MS,	/* u32: T0 in force */
 	PFCWD_A_PRIO_EFFECTIVE_WARN_MS,		/* u32: warning time in force */
 	PFCWD_A_PRIO_EFFECTIVE_ACTION,		/* u32: action of the next storm */
+	PFCWD_A_PRIO_RATE_RX_EVENTS,	/* u64: pause-rate events, received */
+	PFCWD_A_PRIO_RATE_TX_EVENTS,	/* u64: pause-rate events, sent */
 	__PFCWD_A_PRIO_CNT
 };
 
@@ -256,6 +285,7 @@ enum {
 	PFCWD_CMD_TX_STORM,		/* notification */
 	PFCWD_CMD_SLOW_RECEIVER,	/* notification */
 	PFCWD_CMD_STORM_WARNING,	/* notification */
+	PFCWD_CMD_PAUSE_RATE,		/* notification */
 	__PFCWD_CMD_CNT
 };
 

@@ -162,6 +162,28 @@ static void test_prio_policy(void)
 	conf_free(&c);
 }
 
+/* rate-rx, rate-tx, rate-window: settings of their own, merged. */
+static void test_rate(void)
+{
+	struct conf c;
+	struct conf_set s;
+	int ok;
+
+	ok = !parse("dev * rate-rx 1000 rate-tx 2000 rate-window 500\n"
+		    "dev eth1 rate-tx 0 rate-window 3600000\n", &c);
+	tap_ok(ok && c.n == 2, "rate settings are read: two rules");
+	conf_resolve(&c, "eth0", &s, NULL);
+	tap_ok((s.has & CONF_HAS_RATE_RX) && (s.has & CONF_HAS_RATE_TX) &&
+	       (s.has & CONF_HAS_RATE_WINDOW) && s.rate_rx == 1000 &&
+	       s.rate_tx == 2000 && s.rate_window_ms == 500,
+	       "rate-rx 1000 rate-tx 2000 rate-window 500");
+	conf_resolve(&c, "eth1", &s, NULL);
+	tap_ok(s.rate_rx == 1000 && (s.has & CONF_HAS_RATE_TX) &&
+	       s.rate_tx == 0 && s.rate_window_ms == 3600000,
+	       "a later rule's rate-tx 0 (off) and window override");
+	conf_free(&c);
+}
+
 static const struct {
 	const char *text;
 	const char *err;	/* the whole message */
@@ -180,6 +202,14 @@ static const struct {
 	  "t.conf:1: prio-detect: priority 3 given twice" },
 	{ "dev eth0 prio-detect on\n",
 	  "t.conf:1: \"prio-detect\" needs one or more P:VALUE" },
+	{ "dev eth0 rate-rx 100000001\n",
+	  "t.conf:1: bad rate-rx \"100000001\": expected 0 (off) to 100000000 frames/s" },
+	{ "dev eth0 rate-tx -1\n",
+	  "t.conf:1: bad rate-tx \"-1\": expected 0 (off) to 100000000 frames/s" },
+	{ "dev eth0 rate-window 99\n",
+	  "t.conf:1: bad rate-window \"99\": expected 100 to 3600000 ms" },
+	{ "dev eth0 rate-window 3600001\n",
+	  "t.conf:1: bad rate-window \"3600001\": expected 100 to 3600000 ms" },
 	{ "dev eth0 on\nport eth1 on\n",
 	  "t.conf:2: unknown keyword \"port\": a rule begins with \"dev PATTERN\"" },
 	{ "dev eth0\n", "t.conf:1: nothing to set for \"eth0\"" },
@@ -293,12 +323,13 @@ static void test_nul_and_long(void)
 
 int main(void)
 {
-	tap_plan(4 + 6 + 4 + 4 + 4 + (int)ARRAY_SIZE(bad) + 2);
+	tap_plan(4 + 6 + 4 + 4 + 4 + 3 + (int)ARRAY_SIZE(bad) + 2);
 	test_full_line();
 	test_merge();
 	test_warn();
 	test_backoff();
 	test_prio_policy();
+	test_rate();
 	test_bad();
 	test_nul_and_long();
 	return tap_done();

@@ -11,7 +11,7 @@
 #include "../../../pfcwd/storm.h"
 #include "tap.h"
 
-#define N_TESTS		(272 + 36 + 4 + 6 + 9 + 1 + 20 + 19 + 2 + 4 + 13 + 10 + \
+#define N_TESTS		(7 + 272 + 36 + 4 + 6 + 9 + 1 + 20 + 19 + 2 + 4 + 13 + 10 + \
 			 6 + 2 + 7 + 5 + 5 + 2 + 5 + 4 + 4)
 
 #define US(n)		((u64)(n) * 1000ULL)
@@ -3332,6 +3332,101 @@ static void test_policy_change(void)
 	       "policy change: a warning time of its own warns at 30 ms, detection at its T0 100 ms");
 }
 
+static void rate_cfg(struct pfcwd_storm_config *cfg, int dir, u32 thr,
+		     u64 window)
+{
+	cfg->rate[dir].threshold = thr;
+	cfg->rate[dir].window_ns = window;
+	cfg->rate[dir].bucket_ns = pfcwd_rate_bucket_ns(cfg->refresh_ns);
+	cfg->rate[dir].refresh_ns = cfg->refresh_ns;
+	cfg->rate[dir].refresh_window_ns = cfg->refresh_window_ns;
+}
+
+/* The pause-rate warning inside the machine (pause_rate.h). */
+static void test_pause_rate(void)
+{
+	struct pfcwd_storm_config cfg = cfg_base;
+	const struct pfcwd_rate_stats *rx, *tx;
+	struct sim x;
+	u64 t;
+
+	/* Sent pause, as the slow receiver sees it: the same event time. */
+	cfg.slow_threshold = 1000;
+	rate_cfg(&cfg, PFCWD_RATE_DIR_TX, 1000, SEC(1));
+	sim_init(&x, &cfg, PFCWD_SAMPLE_RX);
+	tx = &x.sm.stats.rate[PFCWD_RATE_DIR_TX];
+	x.rxp = 5;
+	sim_slow(&x, SEC(5), 4);
+	tap_ok(x.nev == 1 && x.evs == (PFCWD_EV_SLOW | PFCWD_EV_RATE_TX) &&
+	       x.ev_at == BASE + SEC(1) && tx->events == 1 &&
+	       x.sm.stats.slow_events == 1,
+	       "rate tx 1000/s, 2000/s sent: one pause-rate event with the slow receiver's");
+	tap_ok(tx->last_rate == 2000 && tx->last_duration_ns == SEC(1) &&
+	       !x.sm.stats.rate[PFCWD_RATE_DIR_RX].events &&
+	       in_state(&x, PFCWD_OPERATIONAL, PFCWD_LATCH_NONE),
+	       "rate tx: 2000/s for 1000 ms, no rx event, no action (%llu/s)",
+	       (unsigned long long)tx->last_rate);
+
+	/* Received pause during a storm: the rate goes on whatever the state. */
+	cfg = cfg_base;
+	rate_cfg(&cfg, PFCWD_RATE_DIR_RX, 500, MS(500));
+	sim_init(&x, &cfg, PFCWD_SAMPLE_TX);
+	rx = &x.sm.stats.rate[PFCWD_RATE_DIR_RX];
+	x.xoff = 1;			/* 1000/s */
+	t = x.s.now;
+	sim_for(&x, SEC(2));
+	tap_ok((x.evs & PFCWD_EV_DETECTED) && (x.evs & PFCWD_EV_RATE_RX) &&
+	       rx->events == 1 && rx->last_at == t + MS(500) &&
+	       rx->last_rate == 1000,
+	       "rate rx 500/s: a storm at 1000/s gets one pause-rate event too, at 500 ms");
+
+	/* Below the threshold, and stale reads that carry nothing. */
+	cfg = cfg_base;
+	cfg.refresh_ns = MS(400);
+	cfg.refresh_window_ns = MS(10);
+	rate_cfg(&cfg, PFCWD_RATE_DIR_RX, 1000, MS(200));
+	tap_ok(pfcwd_rate_window_ns(&cfg.rate[PFCWD_RATE_DIR_RX]) == MS(400),
+	       "rate, published every 400 ms: a 200 ms window is 400 ms in force");
+	sim_init(&x, &cfg, PFCWD_SAMPLE_TX);
+	rx = &x.sm.stats.rate[PFCWD_RATE_DIR_RX];
+	/* 3000/s, published every 400 ms: 1200 frames at once, stale between. */
+	for (t = 1; t <= 20; t++) {
+		x.s.valid = PFCWD_SAMPLE_TX | PFCWD_SAMPLE_STALE;
+		x.xoff = 0;
+		while (x.s.now + TICK < BASE + t * MS(400))
+			sim_step(&x, x.s.now + TICK);
+		x.s.valid = PFCWD_SAMPLE_TX;
+		x.xoff = 1200;
+		sim_step(&x, x.s.now + TICK);
+	}
+	tap_ok(rx->events == 1 && rx->last_rate >= 2900 && rx->last_rate <= 3100 &&
+	       rx->last_duration_ns >= MS(400) && rx->last_duration_ns < MS(900),
+	       "rate rx on published counters: one event, %llu/s, after %llu ms",
+	       (unsigned long long)rx->last_rate,
+	       (unsigned long long)(rx->last_duration_ns / MS(1)));
+
+	/* A driver reset of the counters is no rate. */
+	cfg = cfg_base;
+	rate_cfg(&cfg, PFCWD_RATE_DIR_RX, 1000, MS(500));
+	rate_cfg(&cfg, PFCWD_RATE_DIR_TX, 1000, MS(500));
+	sim_init(&x, &cfg, PFCWD_SAMPLE_TX);
+	x.s.rx_pause = 5000000000ULL;
+	x.s.tx_pause = 5000000000ULL;
+	sim_step(&x, x.s.now + TICK);
+	sim_for(&x, SEC(1));
+	x.s.rx_pause = 100;
+	x.s.tx_pause = 100;
+	sim_step(&x, x.s.now + TICK);
+	sim_for(&x, SEC(2));
+	tap_ok(!x.sm.stats.rate[PFCWD_RATE_DIR_RX].events &&
+	       !x.sm.stats.rate[PFCWD_RATE_DIR_TX].events && !(x.evs & 0xc0),
+	       "rate: counters reset from 5e9 to 100: no event either way");
+
+	pfcwd_storm_clear_stats(&x.sm);
+	tap_ok(!x.sm.stats.rate[PFCWD_RATE_DIR_RX].events,
+	       "rate: stats clear zeroes the counters");
+}
+
 int main(void)
 {
 	/* T0, T1: the default, a short one, and T1 != T0 to tell them apart */
@@ -3368,6 +3463,7 @@ int main(void)
 	test_pause_state_floor();
 	test_storm_limit();
 	test_slow();
+	test_pause_rate();
 	test_counter_delta();
 	test_counter_storm();
 	test_deadline_busy();

@@ -537,14 +537,14 @@ def main():
         want_ops = {"port-get": {"do", "dump"}, "port-set": {"do"},
                     "stats-clear": {"do"}, "prio-restore": {"do"}}
         want_ntf = {"storm-detected", "storm-restored", "tx-storm", "slow-receiver",
-                    "storm-warning"}
+                    "storm-warning", "pause-rate"}
         got_ops = {k: set(v.modes) for k, v in fam.ops.items()} if fam else {}
         got_ntf = {k: v.yaml.get("mcgrp") for k, v in fam.ntfs.items()} if fam else {}
         t.ok(fam is not None and got_ops == want_ops and
              got_ntf == {k: "events" for k in want_ntf} and
              fam.yaml.get("version") == 1 and fam.yaml["name"] == "pfcwd",
              "family pfcwd v1: port-get do+dump, port-set, stats-clear, prio-restore; "
-             "five events on group events",
+             "six events on group events",
              ["ops %r" % got_ops, "notifications %r" % got_ntf])
         t.ok(not P["gen"] and r.gen_header is not None,
              "ynl-gen-c renders the spec's uAPI constants", P["gen"])

@@ -894,6 +894,180 @@ test_headroom() {
 	expect_cli 2 '"speed SPEED" and "cable LENGTH" are required' headroom speed 10G
 }
 
+# The mean rate a pause-rate event of $1's JSON line reports is within
+# [2000 (D - 150) / D, 2040] for pfcsim's 2000/s: the episode may start up
+# to a 100 ms bucket (plus the poll's lateness, 50 ms allowed) before the
+# pause did, and pfcsim's counter is exact at its read.  The duration D is
+# at least the 500 ms window and at most window + a bucket + 300 ms.
+rate_event_ok() {
+	echo "$1" | jq -e '.rate_duration_ms >= 500 and .rate_duration_ms <= 900 and
+		.rate_pps <= 2040 and
+		.rate_pps * .rate_duration_ms >= 2000 * (.rate_duration_ms - 150)' >/dev/null ||
+		fail "pause-rate event out of bounds: $1"
+}
+
+test_pause_rate() {
+	reset_all
+	qdisc_port sw1
+	local j before grp pj ph t0 t1 i ev
+	before=$(snapshot)
+	# Bad values: refused by netlink's policy, the CLI and sysfs alike.
+	expect_cli 1 'integer out of range .*attribute rate-window\)' set dev sw1 rate-window 99
+	expect_cli 1 'integer out of range .*attribute rate-window\)' set dev sw1 rate-window 3600001
+	expect_cli 1 'integer out of range .*attribute rate-rx\)' set dev sw1 rate-rx 100000001
+	expect_cli 1 'integer out of range .*attribute rate-tx\)' set dev sw1 rate-tx 100000001 rate-rx 5
+	expect_cli 2 'bad pause rate received "abc": expected a whole number' set dev sw1 rate-rx abc
+	expect_cli 2 'bad pause rate sent "-1"' set dev sw1 rate-tx -1
+	expect_cli 2 '"rate-window" needs a value' set dev sw1 rate-window
+	for n in 99 3600001 abc -1 1.5 ""; do
+		echo "$n" > /sys/class/net/sw1/pfcwd/pause_rate_window_ms 2>/dev/null &&
+			fail "sysfs pause_rate_window_ms accepted '$n'"
+	done
+	for n in 100000001 abc -1 ""; do
+		echo "$n" > /sys/class/net/sw1/pfcwd/pause_rate_rx 2>/dev/null &&
+			fail "sysfs pause_rate_rx accepted '$n'"
+		echo "$n" > /sys/class/net/sw1/pfcwd/pause_rate_tx 2>/dev/null &&
+			fail "sysfs pause_rate_tx accepted '$n'"
+	done
+	expect_eq "$(snapshot)" "$before" "nothing changed by the refused requests"
+	expect_eq "$(show_val sw1 '[.rate_rx, .rate_tx, .rate_window_ms, .effective_rate_window_ms] | @csv')" \
+		"0,0,1000,1000" "defaults: off, 1000 ms"
+
+	# A long T0: neither direction's pause is a storm within the test.
+	"$PFCWD" set dev sw1 detect 10000 rate-rx 1000 rate-tx 1000 rate-window 500 ||
+		fail "set rate"
+	expect_eq "$(show_val sw1 '[.rate_rx, .rate_tx, .rate_window_ms, .effective_rate_window_ms] | @csv')" \
+		"1000,1000,500,500" "show -j"
+	expect_eq "$(knob sw1 pause_rate_rx)/$(knob sw1 pause_rate_tx)/$(knob sw1 pause_rate_window_ms)" \
+		1000/1000/500 "sysfs"
+	"$PFCWD" show dev sw1 | grep -q ' rate-rx 1000 rate-tx 1000 rate-window 500ms$' ||
+		fail "show: $("$PFCWD" show dev sw1)"
+
+	grp=$(($(events_group)))
+	"$PFCWD" -j monitor dev sw1 count 3 > /tmp/rate.json 2>&1 &
+	pj=$!
+	"$PFCWD" monitor dev sw1 count 3 > /tmp/rate.txt 2>&1 &
+	ph=$!
+	wait_subscribed $pj "$grp"
+	wait_subscribed $ph "$grp"
+
+	# 2000 pause frames/s received and sent on prio 3: one event each.
+	# (The module-wide slow receiver, 1000/s for 1 s, fires too.)
+	sim sw1 pause_rate 2000
+	sim sw1 rx_storm 3
+	sim sw1 rx_slow 3
+	wait_stat sw1 3 rate_rx_events 1 5
+	wait_stat sw1 3 rate_tx_events 1 5
+	sleep 1.5	# three windows more: still one each
+	sim sw1 rx_storm ""
+	sim sw1 rx_slow ""
+	expect_eq "$(pstat sw1 3 rate_rx_events)/$(pstat sw1 3 rate_tx_events)" 1/1 \
+		"exactly one event per direction"
+	expect_eq "$(pstat sw1 3 detected)/$(pstat sw1 3 tx_storms)/$(pstat sw1 3 state)" \
+		0/0/operational "no storm, no action"
+	[ "$(pstat sw1 3 slow)" -ge 1 ] || fail "slow receiver: no event"
+	for i in 0 1 2 4 5 6 7; do
+		expect_eq "$(pstat sw1 $i rate_rx_events)/$(pstat sw1 $i rate_tx_events)" 0/0 \
+			"prio $i: no event"
+	done
+	wait_exit $pj 10 || fail "monitor -j: $(cat /tmp/rate.json)"
+	wait_exit $ph 10 || fail "monitor: $(cat /tmp/rate.txt)"
+	cat /tmp/rate.json /tmp/rate.txt
+	expect_eq "$(jq -r '.event' /tmp/rate.json | sort | paste -sd' ')" \
+		"pause-rate pause-rate slow-receiver" "the events"
+	expect_eq "$(jq -r 'select(.event == "pause-rate") | .rate_direction' /tmp/rate.json | sort | paste -sd' ')" \
+		"rx tx" "one event per direction"
+	for ev in rx tx; do
+		j=$(jq -c "select(.event == \"pause-rate\" and .rate_direction == \"$ev\")" /tmp/rate.json)
+		expect_eq "$(echo "$j" | jq -c '[.ifname, .prio, .state, .rate_'$ev'_events]')" \
+			'["sw1",3,"operational",1]' "$ev event"
+		rate_event_ok "$j"
+	done
+	for ev in received sent; do
+		grep -qE "^[0-9-]+ [0-9:.]+ sw1 prio 3: pause rate $ev [0-9]+ frames/s for [0-9]+ ms \(1 such events\)$" \
+			/tmp/rate.txt || fail "monitor: no $ev line"
+		n=$(klog | grep -cE "pfcwd: sw1 prio 3: pause rate $ev [0-9]+ frames/s for [0-9]+ ms \(threshold 1000\)")
+		expect_eq "$n" 1 "log lines, $ev"
+	done
+	j=$("$PFCWD" -j stats dev sw1)
+	expect_eq "$(echo "$j" | jq -c '.[0].prio[3] | [.rate_rx_events, .rate_tx_events]')" \
+		'[1,1]' "stats -j"
+	m=$("$PFCWD" metrics) || fail "pfcwd metrics"
+	grep -qx 'pfcwd_pause_rate_rx_events_total{dev="sw1",prio="3"} 1' <<< "$m" ||
+		fail "metrics: $(grep pause_rate <<< "$m")"
+	grep -qx 'pfcwd_pause_rate_tx_events_total{dev="sw1",prio="3"} 1' <<< "$m" ||
+		fail "metrics: $(grep pause_rate <<< "$m")"
+	grep -qx 'pfcwd_port_pause_rate_window_seconds{dev="sw1"} 0.500' <<< "$m" ||
+		fail "metrics: $(grep pause_rate <<< "$m")"
+
+	# Below the threshold (2000/s against 2001/s): nothing for 1.5 s.
+	"$PFCWD" stats clear dev sw1 || fail "stats clear"
+	"$PFCWD" set dev sw1 rate-rx 2001 rate-tx 2001 || fail "set 2001"
+	sim sw1 rx_storm 3
+	sim sw1 rx_slow 3
+	sleep 1.5
+	sim sw1 rx_storm ""
+	sim sw1 rx_slow ""
+	expect_eq "$(pstat sw1 3 rate_rx_events)/$(pstat sw1 3 rate_tx_events)" 0/0 \
+		"below the threshold: no event"
+
+	# Bursts shorter than the window (1500 ms): none.
+	"$PFCWD" set dev sw1 rate-rx 1000 rate-tx 1000 rate-window 1500 || fail "set 1500"
+	for i in 1 2 3; do
+		t0=$(now_ns)
+		sim sw1 rx_storm 3
+		sim sw1 rx_slow 3
+		read -r -t 0.5 <> <(:) || true
+		sim sw1 rx_storm ""
+		sim sw1 rx_slow ""
+		t1=$(now_ns)
+		# An episode is at most the burst plus a bucket (100 ms) and
+		# the poll's lateness: a burst of 1.2 s tests the window.
+		[ $((t1 - t0)) -lt 1200000000 ] ||
+			fail "burst $i lasted $(((t1 - t0) / 1000000)) ms: too long to test"
+		sleep 0.5
+	done
+	expect_eq "$(pstat sw1 3 rate_rx_events)/$(pstat sw1 3 rate_tx_events)" 0/0 \
+		"bursts shorter than the window: no event"
+	# And one longer than it: the window counts.
+	sim sw1 rx_storm 3
+	wait_stat sw1 3 rate_rx_events 1 5
+	sim sw1 rx_storm ""
+	expect_eq "$(pstat sw1 3 rate_tx_events)" 0 "rx only: no tx event"
+
+	# apply sets them, saying what changed, once.
+	printf 'dev sw1 rate-rx 1000 rate-tx 0 rate-window 200\n' > /tmp/rate.conf
+	expect_eq "$("$PFCWD" apply -f /tmp/rate.conf)" \
+		"sw1: rate-tx 1000 -> 0, rate-window 1500 -> 200" "apply"
+	expect_eq "$("$PFCWD" apply -f /tmp/rate.conf)" "" "apply again"
+	printf 'dev sw1 rate-window 99\n' > /tmp/rate.conf
+	expect_cli 1 '/tmp/rate.conf:1: bad rate-window "99": expected 100 to 3600000 ms' \
+		apply -f /tmp/rate.conf
+	expect_eq "$(show_val sw1 '[.rate_rx, .rate_tx, .rate_window_ms] | @csv')" \
+		"1000,0,200" "after apply"
+
+	"$PFCWD" set dev sw1 rate-rx 0 rate-tx 0 || fail "off"
+	"$PFCWD" show dev sw1 | grep -q ' rate-rx ' && fail "rate shown while off"
+
+	# Counters refreshed every second (bnxt): a finer window is taken,
+	# with a warning, and the refresh period is in force.
+	pfcsim_new eb1
+	echo bnxt > "$PFCSIM_DFS/eb1/profile" || fail "profile bnxt"
+	"$PFCWD" set dev eb1 on detect 5000 || fail "eb1 on"
+	err=$("$PFCWD" set dev eb1 rate-rx 1000 rate-window 500 2>&1 >/dev/null)
+	expect_eq "$?" 0 "set with a warning succeeds"
+	expect_eq "$err" "Warning: set dev eb1: pfcwd: rate-window is finer than this port's counters are refreshed: the window in force is longer (see effective-rate-window-ms)" \
+		"the warning"
+	expect_eq "$(show_val eb1 '[.rate_window_ms, .effective_rate_window_ms] | @csv')" \
+		"500,1000" "bnxt: 1000 ms in force"
+	"$PFCWD" show dev eb1 | grep -q ' rate-rx 1000 rate-tx 0 rate-window 500ms (in force 1000ms)$' ||
+		fail "show: $("$PFCWD" show dev eb1)"
+	err=$("$PFCWD" set dev eb1 rate-window 2000 2>&1) || fail "set: $err"
+	[ -z "$err" ] || fail "a warning for a window above R: $err"
+	expect_eq "$(show_val eb1 '.effective_rate_window_ms')" 2000 "2000 ms in force"
+	true
+}
+
 TESTS=(
 	"test_show_set	cli: show and set, by value; held ports; abbreviations"
 	"test_device_action	cli: set device-action, read back by show/sysfs/netlink; the device side of show"
@@ -903,6 +1077,7 @@ TESTS=(
 	"test_monitor	cli: monitor (JSON and text) gets storm events with the right fields and times"
 	"test_warn	cli: warn MS: one storm-warning for a pause shorter than T0, warning then detection for a storm; bad values refused"
 	"test_backoff	cli: backoff on|off: set, show (table, -j), stats, metrics, apply; the second storm of a run shown waiting 2 x T1; bad values refused"
+	"test_pause_rate	cli: rate-rx/rate-tx/rate-window: one pause-rate event per direction above the rate for the window (rate and duration bounded), none below it or for shorter bursts; monitor, stats, metrics, log; bad values refused"
 	"test_bad_usage	cli: bad command lines exit 2 (1 for unknown devices) with a message, change nothing"
 	"test_kernel_errors	cli: the kernel's extack messages are printed, exit 1, nothing changed"
 	"test_unprivileged	cli: without CAP_NET_ADMIN show/stats work, set/clear/restore and sysfs writes get EPERM"

@@ -97,7 +97,10 @@ PORT_TYPES = {'ifindex': 'u32', 'ifname': 'str', 'enabled': 'u8',
               'setpfc_errors': 'u64', 'profile': 'str', 'refresh_ms': 'u32',
               'refresh_learnt': 'u8', 'reads': 'u64', 'forced_reads': 'u64',
               'read_errors': 'u64', 'read_rate': 'u32',
-              'restore_late_us': 'u32', 'warn_ms': 'u32', 'backoff': 'u8'}
+              'restore_late_us': 'u32', 'warn_ms': 'u32',
+              'rate_rx': 'u32', 'rate_tx': 'u32', 'rate_window_ms': 'u32',
+              'effective_rate_window_ms': 'u32', 'rate_direction': 'u8',
+              'rate_pps': 'u64', 'rate_duration_ms': 'u32', 'backoff': 'u8'}
 
 
 def attr(t, payload):

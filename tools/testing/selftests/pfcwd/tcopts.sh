@@ -173,6 +173,21 @@ test_change() {
 		"nothing changed by the refused backoff changes"
 	ptc qdisc change dev to0 root handle 1: pfcwd backoff off || fail "backoff off"
 	expect_eq "$(knob to0 restore_backoff)" 0 "backoff off"
+	# rate-rx, rate-tx, rate-window: the port's pause-rate warning.
+	expect_eq "$(qopt to0 rate-rx)/$(ptc -j qdisc show dev to0 | jq -c '.[0].options | [.rate_rx, .rate_tx, .rate_window_ms]')" \
+		"/[0,0,1000]" "pause rate off: not printed, in JSON"
+	ptc qdisc change dev to0 root handle 1: pfcwd rate-rx 1500 rate-window 250 || fail "change rate"
+	expect_eq "$(knob to0 pause_rate_rx)/$(knob to0 pause_rate_window_ms)/$(qopt to0 rate-rx)/$(qopt to0 rate-tx)/$(qopt to0 rate-window)" \
+		"1500/250/1500/0/250ms" "pause rate set and printed"
+	for v in "rate-rx 100000001" "rate-tx x" "rate-tx -1" "rate-window 99" "rate-window 3600001" "rate-rx"; do
+		# shellcheck disable=SC2086
+		ptc qdisc change dev to0 root handle 1: pfcwd $v restore 9 2>/dev/null &&
+			fail "'$v' accepted"
+	done
+	expect_eq "$(knob to0 pause_rate_rx)/$(knob to0 pause_rate_tx)/$(knob to0 pause_rate_window_ms)/$(knob to0 restoration_time_ms)" \
+		1500/0/250/5 "nothing changed by the refused pause-rate changes"
+	ptc qdisc change dev to0 root handle 1: pfcwd rate-rx 0 rate-window 1000 || fail "rate off"
+	expect_eq "$(qopt to0 rate-rx)/$(knob to0 pause_rate_rx)" "/0" "pause rate off: not printed"
 	# Options of a second qdisc on the same device apply to the same port.
 	ptc qdisc replace dev to0 root handle 2: pfcwd detect 33 || fail "replace"
 	expect_eq "$(sysfs_cfg to0)" \
@@ -348,6 +363,8 @@ test_kernel_errors() {
 	local wrn="pfcwd: bad warn: a u32 of 0-59999 (ms; 0 = off)"
 	local wt0="pfcwd: warning time must be below the detection time (T0), or 0 (off)"
 	local bko="pfcwd: bad backoff: a u8, 0 (off) or 1 (on)"
+	local rat="pfcwd: bad pause rate: a u32 of 0-100000000 (frames/s; 0 = off)"
+	local rwn="pfcwd: bad pause-rate window: a u32 of 100-3600000 (ms)"
 
 	setup to0
 	python3 -S "$TC_NL" add to0 handle 1 detect 150 restore 250 action 1 lossless 0x18 limit 77 ||
@@ -366,7 +383,13 @@ test_kernel_errors() {
 	expect_nl_error $r "$act" $c action 0x80000000
 	expect_nl_error $r "$lim" $c limit 0
 	expect_nl_error $r "$lim" $c limit 0x100001
-	expect_nl_error $e "$unk" $c attr 8:00000000
+	expect_nl_error $e "$unk" $c attr 11:00000000
+	expect_nl_error $r "$rat" $c attr 8:01e1f505
+	expect_nl_error $r "$rat" $c attr 9:01e1f505
+	expect_nl_error $e "$rat" $c attr 9:6400
+	expect_nl_error $r "$rwn" $c attr 10:63000000
+	expect_nl_error $r "$rwn" $c attr 10:81ee3600
+	expect_nl_error $e "$rwn" $c attr 10:
 	expect_nl_error $r "$bko" $c attr 7:02
 	expect_nl_error $e "$bko" $c attr 7:01000000
 	expect_nl_error $r "$wrn" $c attr 6:60ea0000

@@ -111,6 +111,9 @@ check_port_vs_sysfs() {
 		"$dev: enabled, detect, restore, action, prios, limit vs sysfs"
 	expect_eq "$(jqc "$j" '.stormed')" "$(prio_mask "$(knob "$dev" stormed)")" "$dev: stormed vs sysfs"
 	expect_eq "$(jqc "$j" '."warn-ms"')" "$(knob "$dev" warning_time_ms)" "$dev: warn-ms vs sysfs"
+	expect_eq "$(jqc "$j" '[."rate-rx", ."rate-tx", ."rate-window-ms"]')" \
+		"[$(knob "$dev" pause_rate_rx),$(knob "$dev" pause_rate_tx),$(knob "$dev" pause_rate_window_ms)]" \
+		"$dev: rate-rx, rate-tx, rate-window-ms vs sysfs"
 	expect_eq "$(jqc "$j" '.backoff')" "$(knob "$dev" restore_backoff)" "$dev: backoff vs sysfs"
 	# Per priority: the restoration time in force, T1 unless backed off.
 	t1=$(knob "$dev" restoration_time_ms)
@@ -195,7 +198,7 @@ test_ynl_set() {
 	[ -d /sys/class/net/sw2/pfcwd ] || fail "port-set enabled 1 made no port"
 
 	# Every knob at once, device by index, action by name.
-	ynl_set "{\"ifindex\": $idx2, \"detect-ms\": 150, \"restore-ms\": 250, \"action\": \"forward\", \"prios\": 40, \"storm-limit\": 2, \"device-action\": \"off\", \"warn-ms\": 149, \"backoff\": 1}"
+	ynl_set "{\"ifindex\": $idx2, \"detect-ms\": 150, \"restore-ms\": 250, \"action\": \"forward\", \"prios\": 40, \"storm-limit\": 2, \"device-action\": \"off\", \"warn-ms\": 149, \"backoff\": 1, \"rate-rx\": 7, \"rate-tx\": 8, \"rate-window-ms\": 900}"
 	expect_eq "$(sysfs_cfg sw2)" \
 		"enabled=1 detection_time_ms=150 restoration_time_ms=250 action=forward priorities=3,5 storm_limit=2 stormed= device_action=off " \
 		"sysfs after port-set"
@@ -253,6 +256,12 @@ test_ynl_bad() {
 		--do port-set --json '{"ifname": "sw1", "detect-ms": 100, "device-action": 7}'
 	ynl_refused 34 "integer out of range" warn-ms \
 		--do port-set --json '{"ifname": "sw1", "warn-ms": 60000}'
+	ynl_refused 34 "integer out of range" rate-window-ms \
+		--do port-set --json '{"ifname": "sw1", "rate-window-ms": 99}'
+	ynl_refused 34 "integer out of range" rate-rx \
+		--do port-set --json '{"ifname": "sw1", "rate-rx": 100000001}'
+	ynl_refused 34 "integer out of range" rate-tx \
+		--do port-set --json '{"ifname": "sw1", "rate-rx": 5, "rate-tx": 100000001}'
 	ynl_refused 22 "pfcwd: warning time must be below the detection time (T0), or 0 (off)" "" \
 		--do port-set --json '{"ifname": "sw1", "warn-ms": 200}'
 	ynl_refused 34 "integer out of range" backoff \
