@@ -428,6 +428,8 @@ void pfcwd_action_forget(struct pfcwd_port *port, u8 prios,
 			continue;
 		pfcwd_action_undo(port, p);
 		pfcwd_action_hist_end(port, p, why, now);
+		/* No longer followed: an estimated pause ends here. */
+		pfcwd_hist_pause_follow(&port->prio[p].paused_est, 0, 0, now);
 		pfcwd_storm_forget(&port->prio[p].sm);
 	}
 	pfcwd_action_flush(port, true);

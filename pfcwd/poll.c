@@ -356,6 +356,9 @@ sampled:
 	if (!port->link_up) {
 		/* Nothing flows: keep the state, re-prime once the link is back. */
 		port->reprime = true;
+		for (p = 0; p < PFCWD_NUM_PRIO; p++)
+			pfcwd_hist_pause_follow(&port->prio[p].paused_est, 0, 0,
+						c.now);
 		WRITE_ONCE(port->quiet, false);
 		mutex_unlock(&port->lock);
 		pfcwd_poll_test_delay();
