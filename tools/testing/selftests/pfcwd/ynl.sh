@@ -153,7 +153,7 @@ test_ynl_get() {
 	expect_eq "$(echo "$ops" | tr -d '[],' | while read -r name modes; do
 			echo "$name $(printf '%s\n' $modes | sort | paste -sd,)"
 		done | sort | paste -sd';')" \
-		"port-get do,dump;port-set do;prio-restore do;stats-clear do" \
+		"history-get dump;port-get do,dump;port-set do;prio-restore do;stats-clear do" \
 		"operations ynl finds in the spec"
 
 	dump=$(ynl --dump port-get)
