@@ -21,7 +21,6 @@
  */
 #include <linux/rtnetlink.h>
 #include <linux/timekeeping.h>
-#include <linux/version.h>
 #include <net/genetlink.h>
 #include <net/sock.h>
 
@@ -38,15 +37,6 @@ static_assert((int)PFCWD_LATCH_NIC_STORM == (int)PFCWD_LATCH_REASON_NIC_STORM);
 static_assert((int)PFCWD_HIST_BY_HAND == (int)PFCWD_STORM_END_BY_HAND);
 static_assert((int)PFCWD_HIST_REPLACED == (int)PFCWD_STORM_END_REPLACED);
 static_assert(PFCWD_HIST_STORMS == PFCWD_HIST_STORMS_MAX);
-
-static struct nlattr **pfcwd_nl_history_attrs(struct netlink_callback *cb)
-{
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
-	return genl_dumpit_info(cb)->info.attrs;
-#else
-	return genl_dumpit_info(cb)->attrs;
-#endif
-}
 
 /* The device the request names, NULL for none, or an ERR_PTR.  RTNL. */
 static struct net_device *pfcwd_nl_history_dev(struct netlink_callback *cb,
@@ -206,14 +196,22 @@ static int pfcwd_nl_history_put(struct sk_buff *skb, struct pfcwd_port *port,
 int pfcwd_nl_history_get_dumpit(struct sk_buff *skb,
 				struct netlink_callback *cb)
 {
-	struct nlattr **attrs = pfcwd_nl_history_attrs(cb);
+	struct nlattr *attrs[PFCWD_A_PORT_MAX + 1];
 	struct net *net = sock_net(cb->skb->sk);
-	struct nlattr *aprio = attrs[PFCWD_A_PORT_HISTORY_PRIO];
-	int only = aprio ? nla_get_u8(aprio) : -1;
 	struct net_device *dev;
 	struct pfcwd_port *port;
-	int err = 0, p;
+	int err, p, only = -1;
 
+	/*
+	 * The request, validated by the core against the same policy (where
+	 * the core keeps it parsed differs between kernels).
+	 */
+	err = nlmsg_parse(cb->nlh, GENL_HDRLEN, attrs, PFCWD_A_PORT_MAX,
+			  pfcwd_nl_history_get_policy, cb->extack);
+	if (err)
+		return err;
+	if (attrs[PFCWD_A_PORT_HISTORY_PRIO])
+		only = nla_get_u8(attrs[PFCWD_A_PORT_HISTORY_PRIO]);
 	rtnl_lock();
 	dev = pfcwd_nl_history_dev(cb, attrs);
 	if (IS_ERR(dev)) {

@@ -469,7 +469,7 @@ void pfcwd_action_events(struct pfcwd_port *port,
 			 const unsigned int events[PFCWD_NUM_PRIO]);
 void pfcwd_action_undo_all(struct pfcwd_port *port);
 void pfcwd_action_forget(struct pfcwd_port *port, u8 prios,
-			  enum pfcwd_hist_end why);
+			 enum pfcwd_hist_end why);
 int pfcwd_action_restore(struct pfcwd_port *port, u8 prios);
 void pfcwd_action_last(const struct pfcwd_prio *pp, u64 *tx_dropped,
 		       u64 *rx_dropped, u64 *tx_forwarded);

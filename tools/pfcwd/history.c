@@ -245,11 +245,12 @@ static void hist_human(const struct hist_info *h)
 	fmt_us(tot, sizeof(tot), h->v[PFCWD_A_HIST_PAUSED_NS] / 1000);
 	fmt_us(last, sizeof(last), h->v[PFCWD_A_HIST_LAST_PAUSED_NS] / 1000);
 	fmt_milli(pct, sizeof(pct), last_percent_x1000(h));
-	printf("dev %s prio %llu%s: paused %s, %llu episodes%s; last %llu s: paused %s (%s%%), %llu episodes (%s); storms %llu\n",
+	printf("dev %s prio %llu%s: paused %s, %llu episodes%s; ",
 	       h->ifname, (unsigned long long)h->v[PFCWD_A_HIST_PRIO],
 	       h->v[PFCWD_A_HIST_WATCHED] ? "" : " (not watched)", tot,
 	       (unsigned long long)h->v[PFCWD_A_HIST_EPISODES],
-	       h->v[PFCWD_A_HIST_PAUSED] ? ", paused now" : "",
+	       h->v[PFCWD_A_HIST_PAUSED] ? ", paused now" : "");
+	printf("last %llu s: paused %s (%s%%), %llu episodes (%s); storms %llu\n",
 	       (unsigned long long)h->v[PFCWD_A_HIST_INTERVAL_MS] / 1000, last,
 	       pct, (unsigned long long)h->v[PFCWD_A_HIST_LAST_EPISODES],
 	       h->v[PFCWD_A_HIST_EXACT] ? "exact" : "estimated",
