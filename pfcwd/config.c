@@ -305,13 +305,14 @@ int pfcwd_port_configure(struct pfcwd_port *port,
 	if (chg->set & PFCWD_CFG_DEVICE_ACTION)
 		cfg->device_action = in->device_action;
 	if (chg->set & PFCWD_CFG_PRIOS) {
-		pfcwd_action_forget(port, cfg->prios & ~in->prios);
+		pfcwd_action_forget(port, cfg->prios & ~in->prios,
+				    PFCWD_HIST_UNWATCHED);
 		cfg->prios = in->prios;
 		pfcwd_swpfc_set_honour(port, cfg->prios);
 	}
 	if (chg->set & PFCWD_CFG_ENABLED) {
 		if (!in->enabled && cfg->enabled)
-			pfcwd_action_forget(port, 0xff);
+			pfcwd_action_forget(port, 0xff, PFCWD_HIST_DISABLED);
 		cfg->enabled = in->enabled;
 	}
 

@@ -413,6 +413,12 @@ static const struct genl_ops pfcwd_nl_ops[] = {
 		.maxattr	= PFCWD_A_PORT_MAX,
 		.flags		= GENL_UNS_ADMIN_PERM,
 	},
+	{
+		.cmd		= PFCWD_CMD_HISTORY_GET,
+		.dumpit		= pfcwd_nl_history_get_dumpit,
+		.policy		= pfcwd_nl_history_get_policy,
+		.maxattr	= PFCWD_A_PORT_MAX,
+	},
 };
 
 static const struct genl_multicast_group pfcwd_nl_mcgrps[] = {

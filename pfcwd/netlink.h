@@ -2,7 +2,7 @@
 /*
  * The generic netlink family "pfcwd": the core (netlink.c) and one file
  * per message (nl_port_get.c, nl_port_set.c, nl_stats_clear.c,
- * nl_prio_restore.c, nl_event.c), as net/ethtool/ does it.
+ * nl_prio_restore.c, nl_history_get.c, nl_event.c), as net/ethtool/ does it.
  *
  * Locking: request handlers run in process context.  Anything that reads a
  * port's device or calls its driver takes RTNL, then port->lock (the order
@@ -51,5 +51,8 @@ int pfcwd_nl_stats_clear_doit(struct sk_buff *skb, struct genl_info *info);
 
 extern const struct nla_policy pfcwd_nl_prio_restore_policy[PFCWD_A_PORT_MAX + 1];
 int pfcwd_nl_prio_restore_doit(struct sk_buff *skb, struct genl_info *info);
+
+extern const struct nla_policy pfcwd_nl_history_get_policy[PFCWD_A_PORT_MAX + 1];
+int pfcwd_nl_history_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 
 #endif /* _PFCWD_NETLINK_H */

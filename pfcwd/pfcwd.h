@@ -44,6 +44,7 @@
 #include <linux/types.h>
 #include <uapi/linux/pfcwd.h>
 
+#include "history.h"
 #include "storm.h"
 
 #define PFCWD_DEFAULT_PRIOS	0x18	/* 3,4 when the device has no DCB */
@@ -162,6 +163,7 @@ struct pfcwd_swpfc_prio {
 	u64 xoff;		/* XOFF frames (quanta > 0), cumulative */
 	u64 xon;		/* XON frames (quanta 0), cumulative */
 	u64 pauses;		/* pauses begun (a storm: 1 + its lapses) */
+	struct pfcwd_hist_pause paused;	/* exact pause time (history.c) */
 };
 
 struct pfcwd_swpfc {
@@ -205,6 +207,10 @@ struct pfcwd_prio {
 	atomic64_t flush_breaks;
 	u64 tx_dropped_base, rx_dropped_base, tx_forwarded_base;
 	u64 last_tx_dropped, last_rx_dropped, last_tx_forwarded;
+
+	/* Pause history (history.c), port->lock: estimated pause time, */
+	struct pfcwd_hist_pause paused_est;
+	struct pfcwd_hist_ring storms;	/* ...and the last storms */
 };
 
 /* What the datapath does with a priority's packets. */
@@ -503,6 +509,8 @@ bool pfcwd_swpfc_paused(const struct pfcwd_port *port, int prio);
 void pfcwd_swpfc_counters(struct pfcwd_port *port, u64 *global_pause,
 			  u64 *malformed);
 void pfcwd_swpfc_clear_stats(struct pfcwd_port *port);
+void pfcwd_swpfc_history(struct pfcwd_port *port, int prio, u64 now,
+			 struct pfcwd_hist_pause_read *r);
 void pfcwd_swpfc_debugfs(struct seq_file *m, struct pfcwd_port *port);
 
 #define PFCWD_PKTS_TX		0x1
@@ -515,7 +523,8 @@ unsigned int pfcwd_source_prio_packets(struct pfcwd_port *port,
 void pfcwd_action_events(struct pfcwd_port *port,
 			 const unsigned int events[PFCWD_NUM_PRIO]);
 void pfcwd_action_undo_all(struct pfcwd_port *port);
-void pfcwd_action_forget(struct pfcwd_port *port, u8 prios);
+void pfcwd_action_forget(struct pfcwd_port *port, u8 prios,
+			 enum pfcwd_hist_end why);
 int pfcwd_action_restore(struct pfcwd_port *port, u8 prios);
 void pfcwd_action_last(const struct pfcwd_prio *pp, u64 *tx_dropped,
 		       u64 *rx_dropped, u64 *tx_forwarded);

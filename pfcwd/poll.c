@@ -255,6 +255,28 @@ static bool pfcwd_poll_stall_check(struct pfcwd_port *port,
 	return false;
 }
 
+/*
+ * The estimated pause history of a priority just sampled (history.c): the
+ * detector's own pause episode - while OPERATIONAL the pause it follows,
+ * while STORMED or LATCHED the storm's pause for as long as XOFF keeps
+ * being seen (no gap over twice the hold time).  port->lock held.
+ */
+static void pfcwd_poll_history(struct pfcwd_prio *pp,
+			       const struct pfcwd_storm_config *scfg, u64 now)
+{
+	const struct pfcwd_storm *sm = &pp->sm;
+	u64 since = sm->pause_start, last = sm->pause_last;
+
+	if (sm->state != PFCWD_OPERATIONAL) {
+		last = max(last, sm->xoff_last);
+		if (!since)
+			since = sm->stormed_at;
+		if (!last || now > last + 2 * scfg->hold_ns)
+			since = 0;
+	}
+	pfcwd_hist_pause_follow(&pp->paused_est, since, last, now);
+}
+
 /* Samples one port and acts on the result.  Process context. */
 static void pfcwd_poll_port(struct pfcwd_port *port)
 {
@@ -337,6 +359,9 @@ sampled:
 	if (!port->link_up) {
 		/* Nothing flows: keep the state, re-prime once the link is back. */
 		port->reprime = true;
+		for (p = 0; p < PFCWD_NUM_PRIO; p++)
+			pfcwd_hist_pause_follow(&port->prio[p].paused_est, 0, 0,
+						c.now);
 		WRITE_ONCE(port->quiet, false);
 		mutex_unlock(&port->lock);
 		pfcwd_poll_test_delay();
@@ -361,6 +386,7 @@ sampled:
 			sm->primed = false;
 		pfcwd_source_sample(port, p, &c, &s);
 		events[p] = pfcwd_storm_sample(sm, &scfg, &s);
+		pfcwd_poll_history(&port->prio[p], &scfg, c.now);
 		any |= events[p] != 0;
 		busy |= pfcwd_storm_busy(sm);
 		deadline = min(deadline, pfcwd_storm_deadline(sm, &scfg));

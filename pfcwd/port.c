@@ -299,8 +299,14 @@ static struct pfcwd_port *pfcwd_port_create(struct net_device *dev)
 	port->cfg.action = READ_ONCE(pfcwd_params.action);
 	port->cfg.rate_window_ms = PFCWD_RATE_WINDOW_MS_DEFAULT;
 	port->cfg.enabled = true;
-	for (p = 0; p < PFCWD_NUM_PRIO; p++)
+	for (p = 0; p < PFCWD_NUM_PRIO; p++) {
+		u64 now = ktime_get_ns();
+
 		pfcwd_storm_init(&port->prio[p].sm);
+		pfcwd_hist_pause_init(&port->prio[p].paused_est, now);
+		pfcwd_hist_ring_init(&port->prio[p].storms);
+		pfcwd_hist_pause_init(&port->swpfc.prio[p].paused, now);
+	}
 
 	pfcwd_source_probe(port);
 	port->cfg.prios = port->has_dcb ? port->pfc_en : PFCWD_DEFAULT_PRIOS;
@@ -512,7 +518,7 @@ static int pfcwd_netdev_event(struct notifier_block *nb, unsigned long event,
 		 * hook is registered there): undo it all and start afresh.
 		 */
 		mutex_lock(&port->lock);
-		pfcwd_action_forget(port, 0xff);
+		pfcwd_action_forget(port, 0xff, PFCWD_HIST_NETNS);
 		mutex_unlock(&port->lock);
 		break;
 	case NETDEV_CHANGENAME:

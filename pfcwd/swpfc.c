@@ -158,6 +158,7 @@ static void pfcwd_swpfc_apply(struct pfcwd_swpfc *sw,
 				*resumed = true;
 			if (until)
 				WRITE_ONCE(sw->until[p], 0);
+			pfcwd_hist_pause_set(&pp->paused, now, now);
 			continue;
 		}
 		pp->xoff++;
@@ -175,6 +176,7 @@ static void pfcwd_swpfc_apply(struct pfcwd_swpfc *sw,
 			*resumed = true;
 		}
 		WRITE_ONCE(sw->until[p], end);
+		pfcwd_hist_pause_set(&pp->paused, now, end);
 	}
 }
 
@@ -265,6 +267,7 @@ void pfcwd_swpfc_set_honour(struct pfcwd_port *port, u8 prios)
 		if ((prios & BIT(p)) || !sw->until[p])
 			continue;
 		WRITE_ONCE(sw->until[p], 0);
+		pfcwd_hist_pause_set(&sw->prio[p].paused, ktime_get_ns(), 0);
 		resumed = true;
 	}
 	spin_unlock_bh(&sw->lock);
@@ -313,8 +316,10 @@ void pfcwd_swpfc_stop(struct pfcwd_port *port)
 	dev_remove_pack(&sw->pt);
 	WRITE_ONCE(sw->active, false);
 	spin_lock_bh(&sw->lock);
-	for (p = 0; p < PFCWD_NUM_PRIO; p++)
+	for (p = 0; p < PFCWD_NUM_PRIO; p++) {
 		WRITE_ONCE(sw->until[p], 0);
+		pfcwd_hist_pause_set(&sw->prio[p].paused, ktime_get_ns(), 0);
+	}
 	spin_unlock_bh(&sw->lock);
 	__pfcwd_swpfc_kick(port->dev);
 }
@@ -393,10 +398,32 @@ void pfcwd_swpfc_clear_stats(struct pfcwd_port *port)
 {
 	struct pfcwd_swpfc *sw = &port->swpfc;
 
+	u64 now = ktime_get_ns();
+	int p;
+
 	spin_lock_bh(&sw->lock);
 	sw->frames = 0;
 	sw->global_pause = 0;
 	sw->malformed = 0;
+	for (p = 0; p < PFCWD_NUM_PRIO; p++)
+		pfcwd_hist_pause_clear(&sw->prio[p].paused, now);
+	spin_unlock_bh(&sw->lock);
+}
+
+/**
+ * pfcwd_swpfc_history - the exact pause time of one priority
+ * @port: a port; process context
+ * @prio: the priority
+ * @now: ns
+ * @r: the reading (history.h)
+ */
+void pfcwd_swpfc_history(struct pfcwd_port *port, int prio, u64 now,
+			 struct pfcwd_hist_pause_read *r)
+{
+	struct pfcwd_swpfc *sw = &port->swpfc;
+
+	spin_lock_bh(&sw->lock);
+	pfcwd_hist_pause_read(&sw->prio[prio].paused, now, r);
 	spin_unlock_bh(&sw->lock);
 }
 

@@ -7,6 +7,7 @@
  *   port.c          replies parsed into struct port_info; names and keys
  *   show.c          show, stats
  *   check.c         stats --check-storm
+ *   history.c       history
  *   metrics.c       metrics (Prometheus text format)
  *   exporter.c      exporter (the metrics over HTTP)
  *   set.c           set, stats clear, restore
@@ -307,6 +308,7 @@ int cmd_check_storm(int argc, char **argv);
 int cmd_metrics(int argc, char **argv);
 int cmd_exporter(int argc, char **argv);
 int cmd_apply(int argc, char **argv);
+int cmd_history(int argc, char **argv);
 
 /* ---- metrics.c ---- */
 int metrics_write(FILE *f);
@@ -315,6 +317,7 @@ void usage_show(FILE *f);
 void usage_stats(FILE *f);
 void usage_set(FILE *f);
 void usage_restore(FILE *f);
+void usage_history(FILE *f);
 void usage_monitor(FILE *f);
 void usage_headroom(FILE *f);
 void usage_check_storm(FILE *f);

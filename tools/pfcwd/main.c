@@ -36,6 +36,7 @@ static void usage(FILE *f)
 		"                         [ rate-rx PPS ] [ rate-tx PPS ] [ rate-window MS ]\n"
 		"       pfcwd restore dev DEV prio LIST\n"
 		"       pfcwd monitor [ dev DEV ] [ count N ]\n"
+		"       pfcwd history [ dev DEV ] [ prio PRIO ]\n"
 		"       pfcwd headroom speed SPEED cable LENGTH [ mtu BYTES ]\n"
 		"                      [ lossless-mtu BYTES ] [ cell BYTES ]\n"
 		"                      [ intf-delay BT ] [ resp-delay BT ]\n"
@@ -87,6 +88,7 @@ int main(int argc, char **argv)
 		{ "metrics", cmd_metrics },
 		{ "exporter", cmd_exporter },
 		{ "apply", cmd_apply },
+		{ "history", cmd_history },
 	};
 	const char *opt;
 	size_t i;

@@ -535,7 +535,8 @@ def main():
             path = os.path.join(d, "Documentation/netlink/specs/pfcwd.yaml")
             fam = y.lib.SpecFamily(path)
         want_ops = {"port-get": {"do", "dump"}, "port-set": {"do"},
-                    "stats-clear": {"do"}, "prio-restore": {"do"}}
+                    "stats-clear": {"do"}, "prio-restore": {"do"},
+                    "history-get": {"dump"}}
         want_ntf = {"storm-detected", "storm-restored", "tx-storm", "slow-receiver",
                     "storm-warning", "pause-rate"}
         got_ops = {k: set(v.modes) for k, v in fam.ops.items()} if fam else {}
@@ -543,7 +544,8 @@ def main():
         t.ok(fam is not None and got_ops == want_ops and
              got_ntf == {k: "events" for k in want_ntf} and
              fam.yaml.get("version") == 1 and fam.yaml["name"] == "pfcwd",
-             "family pfcwd v1: port-get do+dump, port-set, stats-clear, prio-restore; "
+             "family pfcwd v1: port-get do+dump, port-set, stats-clear, prio-restore, "
+             "history-get dump; "
              "six events on group events",
              ["ops %r" % got_ops, "notifications %r" % got_ntf])
         t.ok(not P["gen"] and r.gen_header is not None,

@@ -1068,6 +1068,148 @@ test_pause_rate() {
 	true
 }
 
+# jq filter $3 over "pfcwd -j history dev $1 prio $2" (the priority's object).
+hist_val() {
+	"$PFCWD" -j history dev "$1" prio "$2" | jq -r ".[0] | $3"
+}
+
+# pfcwd history: two storms on prio 3 with action drop - the first restored,
+# the second latched by the storm limit (2) and restored by hand - give two
+# records, oldest first, each with its end, its latch, what it dropped (the
+# port's tx_dropped delta over the storm), a detection time within
+# [T0, T0 + granularity] equal to what stats says, and a start between the
+# storm's start and the end of that window (as CLOCK_MONOTONIC and, within
+# a second of it, as wall clock).  The estimated pause time covers at least
+# what was paused when each storm was detected; stats clear zeroes it and
+# keeps the storms.
+hist_storm() {
+	local n=$1 want_state=$2 t0 t1 tx0 s g
+	g=$(show_val sw1 .granularity_us)
+	tx0=$(prio_val sw1 3 tx_dropped)
+	t0=$(now_ns)
+	sim sw1 rx_storm 3
+	t1=$(now_ns)
+	cli_wait sw1 3 state "$want_state" 5
+	"$PFCWD_PKT" send sw1 3 $((5 + n)) >/dev/null || fail "send"
+	HIST_TX=$(($(prio_val sw1 3 tx_dropped) - tx0))
+	[ "$HIST_TX" -gt 0 ] || fail "storm $n: nothing dropped"
+	s=$("$PFCWD" -j history dev sw1 prio 3 | jq -c ".[0].storms[$n]")
+	log "storm $n (granularity $g us): $s"
+	echo "$s" | jq -e --argjson t0 "$t0" --argjson t1 "$t1" --argjson g "$g" '
+		.detect_us >= 100000 and .detect_us <= 100000 + $g and
+		.start_mono_ns >= $t0 and .start_mono_ns <= $t1 + $g * 1000 and
+		.action == "drop" and .kind == "rx"' >/dev/null ||
+		fail "storm $n: detection or start out of bounds: $s"
+	expect_eq "$(echo "$s" | jq .detect_us)" "$(prio_val sw1 3 last_paused_us)" \
+		"storm $n: detect time as stats' last paused"
+	expect_eq "$(echo "$s" | jq .tx_dropped)" "$HIST_TX" "storm $n: tx dropped so far"
+	expect_eq "$(echo "$s" | jq -c '[.ongoing, .end]')" '[true,"ongoing"]' "storm $n ongoing"
+	# Wall clock: the monotonic start converted, within a second.
+	local wall mono
+	wall=$(date +%s%N)
+	mono=$(now_ns)
+	echo "$s" | jq -e --argjson d "$((wall - mono))" \
+		'(.start_ns - .start_mono_ns - $d) | fabs < 1000000000' >/dev/null ||
+		fail "storm $n: wall-clock start far from the monotonic one"
+	sim sw1 rx_storm ""
+}
+
+test_history() {
+	reset_all
+	qdisc_port sw1
+	"$PFCWD" set dev sw1 detect 100 restore 100 limit 2 || fail "set"
+	local j tx_a tx_b h
+	expect_eq "$("$PFCWD" -j history dev sw1 | jq -c '[length, ([.[].prio] | sort), ([.[].storms | length] | add), ([.[].watched] | map(select(.)) | length)]')" \
+		'[8,[0,1,2,3,4,5,6,7],0,2]' "8 priorities, no storm yet, 2 watched"
+	expect_eq "$(hist_val sw1 3 '[.exact, .episodes, .paused_ns, .interval_ms, .storms_total] | @csv')" \
+		'false,0,0,10000,0' "nothing paused yet"
+
+	hist_storm 0 stormed
+	tx_a=$HIST_TX
+	cli_wait sw1 3 state operational 5
+	j=$("$PFCWD" -j history dev sw1 prio 3)
+	expect_eq "$(echo "$j" | jq -c '.[0].storms | [length, .[0].end, .[0].latch, .[0].ongoing]')" \
+		'[1,"restored","none",false]' "first storm restored"
+	expect_eq "$(echo "$j" | jq '.[0].storms[0].tx_dropped')" "$tx_a" "first: tx dropped"
+	expect_eq "$(echo "$j" | jq '.[0].storms[0].duration_us')" "$(prio_val sw1 3 last_storm_us)" \
+		"first: duration as stats' last storm"
+
+	hist_storm 1 latched
+	tx_b=$HIST_TX
+	expect_eq "$(hist_val sw1 3 '.storms[1].latch')" storm-limit "second: latched"
+	"$PFCWD" history dev sw1 prio 3 | grep -qE 'latched \(storm-limit\)$' ||
+		fail "table: latched: $("$PFCWD" history dev sw1 prio 3)"
+	"$PFCWD" restore dev sw1 prio 3 || fail "restore"
+	j=$("$PFCWD" -j history dev sw1 prio 3)
+	expect_eq "$(echo "$j" | jq -c '.[0].storms | [length, .[1].end, .[1].latch, .[1].ongoing, .[0].end]')" \
+		'[2,"by-hand","storm-limit",false,"restored"]' "second storm: latched, by hand"
+	expect_eq "$(echo "$j" | jq '.[0].storms[1].tx_dropped')" "$tx_b" "second: tx dropped"
+	expect_eq "$(echo "$j" | jq '.[0].storms_total')" 2 "storms total"
+	echo "$j" | jq -e '.[0] | .storms[1].start_mono_ns > .storms[0].start_mono_ns +
+		.storms[0].duration_us * 1000' >/dev/null || fail "records out of order: $j"
+	# Pause time, estimated: two episodes at least, each paused for its
+	# detection time at least; no more than the time since the first.
+	echo "$j" | jq -e --argjson now "$(now_ns)" '.[0] | .exact == false and
+		.episodes >= 2 and .paused_ns >= (.storms[0].detect_us + .storms[1].detect_us) * 1000 and
+		.paused_ns <= $now - .storms[0].start_mono_ns' >/dev/null ||
+		fail "pause time: $(echo "$j" | jq -c '.[0] | del(.storms)')"
+
+	h=$("$PFCWD" history dev sw1)
+	log "$h"
+	echo "$h" | grep -qE '^dev sw1 prio 3: paused .*estimated.*; storms 2$' || fail "table head"
+	echo "$h" | grep -E ' drop ' | grep -qE "^ .* $tx_a +0 +0 +rx +restored$" || fail "table: first storm"
+	echo "$h" | grep -qE "^ .* $tx_b +0 +0 +rx +by-hand \(latched: storm-limit\)$" ||
+		fail "table: second storm"
+	echo "$h" | grep -q '^dev sw1 prio 0' && fail "table: unwatched prio 0 shown"
+
+	"$PFCWD" stats clear dev sw1 || fail "stats clear"
+	expect_eq "$(hist_val sw1 3 '[.episodes, .paused_ns, .last_episodes, (.storms | length)] | @csv')" \
+		'0,0,0,2' "stats clear: pause counts zeroed, storms kept"
+
+	# Unwatching a stormed priority ends its record so.
+	"$PFCWD" set dev sw1 limit 0 || fail "limit 0"
+	sim sw1 rx_storm 4
+	cli_wait sw1 4 state stormed 5
+	"$PFCWD" set dev sw1 prio 3 || fail "unwatch 4"
+	expect_eq "$(hist_val sw1 4 '.storms[0] | [.end, .ongoing] | @csv')" '"unwatched",false' \
+		"unwatched ends the storm"
+	sim sw1 rx_storm ""
+}
+
+# Bad history requests: unknown, removed or unwatched devices and bad
+# priorities give a clear error, from the command or the kernel.
+test_history_errors() {
+	reset_all
+	qdisc_port sw1
+	pfcsim_new sw2
+	expect_cli 1 'history of dev nosuch: .*no device with this ifname' history dev nosuch
+	expect_cli 1 'history of dev sw2: .*the device is not a pfcwd port' history dev sw2
+	pfcsim_del sw1
+	expect_cli 1 'history of dev sw1: .*no device with this ifname' history dev sw1
+	expect_cli 2 'history: bad prio "8" \(0-7\)' history prio 8
+	expect_cli 2 'history: bad prio "x" \(0-7\)' history dev sw2 prio x
+	expect_cli 2 'history: unknown argument "foo"' history foo
+	expect_cli 0 '^\[\]$' -j history
+}
+
+# A history dump of 64 ports: 512 messages over many parts, each port and
+# priority once; one priority on them all.
+test_history_many() {
+	reset_all
+	local i n=64 out
+	for i in $(seq $n); do echo "h$i" > $PFCSIM_DFS/new_port || fail "new_port h$i"; done
+	for i in $(seq $n); do echo "qdisc add dev h$i root pfcwd"; done | tc -batch - ||
+		fail "qdiscs"
+	out=$("$PFCWD" -j history) || fail "history of $n ports"
+	expect_eq "$(echo "$out" | jq length)" $((n * 8)) "port-priorities in the dump"
+	expect_eq "$(echo "$out" | jq '[.[] | "\(.ifname)/\(.prio)"] | unique | length')" $((n * 8)) \
+		"none twice"
+	out=$("$PFCWD" -j history prio 5) || fail "history prio 5"
+	expect_eq "$(echo "$out" | jq -c '[length, ([.[].prio] | unique)]')" "[$n,[5]]" "prio 5 of each"
+	[ "$("$PFCWD" history | grep -c '^dev h[0-9]* prio [34]: ')" = $((n * 2)) ] ||
+		fail "table: not 2 watched priorities per port"
+}
+
 TESTS=(
 	"test_show_set	cli: show and set, by value; held ports; abbreviations"
 	"test_device_action	cli: set device-action, read back by show/sysfs/netlink; the device side of show"
@@ -1084,6 +1226,9 @@ TESTS=(
 	"test_netns_escape	cli: -n NETNS, netns isolation, JSON escaping of odd ifnames"
 	"test_dump_many	cli: 256 ports dumped, and dumps while ports come and go	300"
 	"test_prio_policy	cli: per-priority policy: prio-detect/-restore/-warn/-action P:VALUE and P:default, show marks (table, -j), strict parsing, warn against each priority's T0, mid-storm action change, apply	120"
+	"test_history	cli: history: two storms (restored; latched by the storm limit, by hand) with end, latch, tx dropped, detect time and start in bounds; estimated pause time; stats clear; unwatched"
+	"test_history_errors	cli: history of unknown, removed and unwatched devices, bad prio: clear errors"
+	"test_history_many	cli: history dump of 64 ports (512 messages, many parts), one priority	300"
 	"test_headroom	cli: headroom reproduces the 802.1Qbb worked example, every speed, bad input"
 	"test_effective_bounds	effective bounds next to T0/T1 in show; set and apply warn where T0 is finer than the source resolves"
 )

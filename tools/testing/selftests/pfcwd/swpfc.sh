@@ -577,7 +577,72 @@ test_teardown_unload_held() {
 	no_dev_leak "$mark"
 }
 
+# pfcwd history on software PFC: the pause time is exact.  One XOFF of Q
+# quanta pauses its priority for exactly Q quanta at the link speed
+# (rounded up to the ns, as the handler times it): the history says that,
+# to the ns, and one episode.  The window it fell in, once closed, holds
+# exactly its part of that pause.  Then a storm (XOFF every 500 us, 65535
+# quanta): its episodes are exactly the pauses the handler began; each
+# lasted one quanta time at least (no XON ends them), and in all they lie
+# between the first pause's start and the last one's end, which the
+# handler's debugfs line gives.
+now_ns() { "$PFCWD_PKT" now; }
+hist() { "$PFCWD_CLI" -j history dev $DEV prio "$1" | jq -r ".[0] | $2"; }
+
+test_history_exact() {
+	local q w3 w4 since until b e0 p0 pn0 s0 t
+	setup 60000 300
+	q=$(sw quantum_ps)
+	expect_eq "$(hist 3 '[.exact, .episodes, .paused_ns] | @csv')" "true,0,0" "exact, nothing yet"
+	expect_eq "$(frames pfc $PEER 3:1000,4:65535)" 1 "frames sent"
+	wait_above "sw frames" 0 10
+	w3=$(((1000 * q + 999) / 1000))
+	w4=$(((65535 * q + 999) / 1000))
+	sleep 0.05
+	expect_eq "$(hist 3 '[.episodes, .paused_ns, .paused] | @csv')" "1,$w3,false" \
+		"one XOFF of 1000 quanta: paused exactly ns"
+	expect_eq "$(hist 4 '[.episodes, .paused_ns] | @csv')" "1,$w4" \
+		"one XOFF of 65535 quanta: paused exactly ns"
+	expect_eq "$(hist 5 '[.episodes, .paused_ns] | @csv')" "0,0" "prio 5 untouched"
+
+	# The 10 s window the pause of prio 4 fell in closes: its part there.
+	since=$(swp 4 since_ns)
+	until=$(swp 4 until_ns)
+	b=$(((since / 10000000000 + 1) * 10000000000))
+	while [ "$(now_ns)" -le $((b + 50000000)) ]; do sleep 0.2; done
+	t=$(( (until < b ? until : b) - since ))
+	expect_eq "$(hist 4 '[.last_paused_ns, .last_episodes] | @csv')" "$t,1" \
+		"last interval: its part of the pause"
+
+	# A storm.
+	e0=$(hist 3 .episodes)
+	p0=$(hist 3 .paused_ns)
+	pn0=$(swp 3 pauses)
+	storm_start 3
+	s0=$(swp 3 since_ns)
+	# s0 is the first pause's start if no second one had begun by then.
+	[ $(($(swp 3 pauses) - pn0)) -eq 1 ] || s0=
+	sleep 1
+	storm_stop
+	sleep 0.05
+	local eps paused span
+	eps=$(($(hist 3 .episodes) - e0))
+	paused=$(($(hist 3 .paused_ns) - p0))
+	span=$(($(swp 3 until_ns) - ${s0:-0}))
+	log "storm: $eps episodes ($(($(swp 3 pauses) - pn0)) pauses begun), paused $paused ns over a span of $span ns"
+	expect_eq "$eps" "$(($(swp 3 pauses) - pn0))" "episodes = pauses the handler began"
+	[ "$eps" -ge 1 ] || fail "no episode"
+	[ -z "$s0" ] || [ "$paused" -le "$span" ] ||
+		fail "paused $paused ns beyond the storm's span $span"
+	[ "$paused" -ge $((eps * w4)) ] || fail "paused $paused ns: under $eps x $w4"
+	[ "$paused" -ge $(($(swp 3 until_ns) - $(swp 3 since_ns))) ] ||
+		fail "paused $paused ns: under the last episode"
+	[ "$eps" -eq 1 ] && [ -n "$s0" ] && expect_eq "$paused" "$span" "one episode: paused = its span"
+	return 0
+}
+
 TESTS=(
+	"test_history_exact	swpfc: history: exact pause time of single XOFF frames to the ns, its 10 s window, a storm's episodes and time against the handler's	120"
 	"test_handler	swpfc: PFC frames handled on veth (not on a DCB port), quanta at the link speed, lossless priorities only	300"
 	"test_storm_timing	swpfc: storms of Scapy-built PFC frames detected T0 after the pause began, restored T1 after the last XOFF	900"
 	"test_xon_only	swpfc: XON-only floods never pause, never storm; XOFF+XON pairs never storm	300"

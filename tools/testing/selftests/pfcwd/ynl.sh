@@ -156,7 +156,7 @@ test_ynl_get() {
 	expect_eq "$(echo "$ops" | tr -d '[],' | while read -r name modes; do
 			echo "$name $(printf '%s\n' $modes | sort | paste -sd,)"
 		done | sort | paste -sd';')" \
-		"port-get do,dump;port-set do;prio-restore do;stats-clear do" \
+		"history-get dump;port-get do,dump;port-set do;prio-restore do;stats-clear do" \
 		"operations ynl finds in the spec"
 
 	dump=$(ynl --dump port-get)
@@ -464,12 +464,67 @@ test_ynl_restore_clear() {
 	expect_eq "$(jqc "$j" '[.[] | ."detect-ms"] | sort')" "[100,200]" "configuration kept"
 }
 
+# history-get (dump): a NIC-side storm latched on sw1 prio 3 and restored
+# by hand, an ordinary storm on sw2 prio 4 restored: every priority of
+# every port, one priority of one port, and bad requests (a missing
+# device, a device that is not a port, a priority out of range).
+test_ynl_history() {
+	reset_all
+	pfcsim_new sw1
+	pfcsim_new sw2
+	pfcsim_new sw3
+	tc qdisc add dev sw1 root handle 1: pfcwd || fail "tc qdisc add sw1"
+	tc qdisc add dev sw2 root handle 1: pfcwd || fail "tc qdisc add sw2"
+	echo 100 > /sys/class/net/sw2/pfcwd/detection_time_ms || fail "sysfs"
+	echo 100 > /sys/class/net/sw2/pfcwd/restoration_time_ms || fail "sysfs"
+	local j
+
+	sim sw1 tx_storm 3
+	sim sw2 rx_storm 4
+	wait_stat sw1 3 state latched 5
+	wait_stat sw2 4 state stormed 5
+	sim sw1 tx_storm ""
+	sim sw2 rx_storm ""
+	wait_stat sw2 4 state operational 5
+	j=$(ynl --do prio-restore --json '{"ifname": "sw1", "prios": 8}')
+	expect_eq "$j" null "prio-restore output"
+
+	j=$(ynl --dump history-get)
+	expect_eq "$(jqc "$j" '[length, ([.[] | .ifname] | unique), ([.[].history.prio] | unique)]')" \
+		'[16,["sw1","sw2"],[0,1,2,3,4,5,6,7]]' "every priority of both ports"
+	expect_eq "$(jqc "$j" '[.[] | select(.history.storm) | [.ifname, .history.prio, (.history.storm | length)]] | sort')" \
+		'[["sw1",3,1],["sw2",4,1]]' "one storm each"
+	expect_eq "$(jqc "$j" '.[] | select(.ifname == "sw1" and .history.prio == 3) | .history.storm[0] | [.tx, .latch, .end]')" \
+		'[1,"tx-storm","by-hand"]' "sw1: generated, latched, by hand"
+	expect_eq "$(jqc "$j" '.[] | select(.ifname == "sw2" and .history.prio == 4) | .history | [.storms, .exact, .storm[0].tx, .storm[0].latch, .storm[0].end, .storm[0].action, ."interval-ms"]')" \
+		'[1,0,0,"none","restored","drop",10000]' "sw2: restored"
+	[ "$(jqc "$j" '.[] | select(.ifname == "sw2" and .history.prio == 4) | .history | .storm[0]."detect-us" >= 100000 and ."paused-ns" >= .storm[0]."detect-us" * 1000 and .episodes >= 1')" = true ] ||
+		fail "sw2: detection time or pause time: $j"
+
+	j=$(ynl --dump history-get --json '{"ifname": "sw2", "history-prio": 4}')
+	expect_eq "$(jqc "$j" '[length, .[0].ifname, .[0].history.prio, .[0].history.storms]')" \
+		'[1,"sw2",4,1]' "one priority of one port"
+	j=$(ynl --dump history-get --json '{"history-prio": 0}')
+	expect_eq "$(jqc "$j" '[.[] | [.ifname, .history.prio]] | sort')" \
+		'[["sw1",0],["sw2",0]]' "one priority of every port"
+
+	# A dump's error comes in its NLMSG_DONE, whose extack has the
+	# message on 6.1 but the attribute only on later kernels.
+	ynl_refused 19 "pfcwd: no device with this ifname" "" \
+		--dump history-get --json '{"ifname": "nosuch"}'
+	ynl_refused 19 "pfcwd: the device is not a pfcwd port" "" \
+		--dump history-get --json '{"ifname": "sw3"}'
+	ynl_refused 34 "integer out of range" history-prio \
+		--dump history-get --json '{"history-prio": 8}'
+}
+
 TESTS=(
 	"test_ynl_get	ynl: --dump/--do port-get, by name and index, values vs sysfs, dcb, ethtool	400"
 	"test_ynl_set	ynl: --do port-set creates, changes (seen in sysfs) and removes ports	400"
 	"test_ynl_bad	ynl: bad requests refused with the kernel's extack, nothing changed	400"
 	"test_ynl_prio_policy	ynl: per-priority policy: prio nests in port-set set and drop overrides, port-get gives them and the values in force; bad nests refused	400"
 	"test_ynl_events	ynl: --subscribe events receives storm-warning (alone for a short pause), storm-detected/restored with their values	300"
+	"test_ynl_history	ynl: --dump history-get of every port, one port and priority, one priority; bad requests	400"
 	"test_ynl_restore_clear	ynl: --do prio-restore of a latched priority; --do stats-clear one and all	400"
 )
 
