@@ -270,7 +270,7 @@ static void pfcwd_action_commit(struct pfcwd_port *port, bool at_once)
 		goto failed;
 	port->pfc_off = (port->pfc_off | clear) & ~set;
 	port->pfc_fails = 0;
-	port->pfc_en = pfc.pfc_en;
+	WRITE_ONCE(port->pfc_en, pfc.pfc_en);
 	dcbnl_ieee_notify(dev, RTM_SETDCB, DCB_CMD_IEEE_SET, 0, 0);
 	if (carrier && !netif_carrier_ok(dev))
 		pfcwd_action_carrier_lost(port, ktime_get_ns());

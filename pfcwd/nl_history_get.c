@@ -17,7 +17,8 @@
  *
  * Locking and context: process context; RTNL (device names),
  * pfcwd_ports_lock for the walk, port->lock for each port, then
- * port->swpfc.lock for the exact pause time.
+ * port->swpfc.lock (software PFC) or port->push_lock (push) for the exact
+ * pause time.
  */
 #include <linux/rtnetlink.h>
 #include <linux/timekeeping.h>
@@ -120,15 +121,18 @@ static int pfcwd_nl_fill_history(struct sk_buff *skb, struct pfcwd_port *port,
 				 int p)
 {
 	struct pfcwd_prio *pp = &port->prio[p];
-	bool exact = pfcwd_port_source(port) == PFCWD_SOURCE_SOFTWARE;
+	enum pfcwd_source src = pfcwd_port_source(port);
+	bool exact = src == PFCWD_SOURCE_SOFTWARE || src == PFCWD_SOURCE_PUSH;
 	u64 mono = ktime_get_ns(), real = ktime_get_real_ns();
 	const struct pfcwd_hist_storm *r;
 	struct pfcwd_hist_pause_read rd;
 	struct nlattr *nest;
 	u32 i;
 
-	if (exact)
+	if (src == PFCWD_SOURCE_SOFTWARE)
 		pfcwd_swpfc_history(port, p, mono, &rd);
+	else if (src == PFCWD_SOURCE_PUSH)
+		pfcwd_push_history(port, p, mono, &rd);
 	else
 		pfcwd_hist_pause_read(&pp->paused_est, mono, &rd);
 	nest = nla_nest_start(skb, PFCWD_A_PORT_HISTORY);

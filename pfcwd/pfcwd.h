@@ -11,7 +11,7 @@
  *
  * Lock order: RTNL -> pfcwd_ports_lock -> port->lock -> port->swpfc.lock
  * (and port->lock -> netfilter's hook mutex, when the ingress hook comes
- * or goes).
+ * or goes; port->push_lock is a leaf, taken with IRQs off).
  *   RTNL         attaching and detaching, teardown, every driver call
  *                (dcbnl, stats), port->dead.  Driver calls may emit
  *                netdevice events synchronously, so pfcwd's notifier
@@ -20,6 +20,8 @@
  *   port->lock   (a mutex) cfg, the per-priority state machines and
  *                their bookkeeping (mitigation applied, pfc bits cleared).
  *   swpfc.lock   (a spinlock) software PFC pause state and counters.
+ *   push_lock    (a spinlock, IRQs off: any context) the pushed pause
+ *                history, prio[].push.paused.
  *   The datapath (qdisc, ingress hook) reads prio[].dp_action and
  *   swpfc.until[] with READ_ONCE only.
  *
@@ -150,6 +152,11 @@ struct pfcwd_push {
 	atomic64_t xoff;		/* XOFF frames, cumulative */
 	atomic64_t first;		/* first XOFF since the last poll, 0 = none */
 	atomic64_t last;		/* last XOFF, ns */
+	/*
+	 * Exact pause time from each report's quanta at the link speed
+	 * (history.c), XON ending it; port->push_lock.
+	 */
+	struct pfcwd_hist_pause paused;
 };
 
 /*
@@ -342,11 +349,13 @@ struct pfcwd_port {
 	u32 pfc_budget;			/* writes left at pfc_budget_at */
 	u64 pfc_budget_at;		/* ns; 0: never spent (full) */
 	bool push_active;		/* a driver pushes pause events */
+	spinlock_t push_lock;		/* prio[].push.paused; IRQs off */
 	bool push_seen;			/* the poller switched to them */
 	bool link_up;
 	bool reprime;			/* counters may have jumped: re-prime */
 	u64 hold_ns;			/* pause continuity from link speed */
-	u8 pfc_en;			/* last value read from the device */
+	u8 pfc_en;			/* last value read from the device; push.c
+				 * reads it with READ_ONCE */
 	struct pfcwd_prio prio[PFCWD_NUM_PRIO];
 	struct pfcwd_ingress *ingress;	/* the hook, while some prio drops */
 	struct ratelimit_state log_rs;
@@ -501,6 +510,12 @@ u64 pfcwd_txq_stall_err_ns(const struct pfcwd_port *port);
 void pfcwd_swpfc_start(struct pfcwd_port *port);
 void pfcwd_swpfc_stop(struct pfcwd_port *port);
 void pfcwd_swpfc_set_speed(struct pfcwd_port *port, u32 speed_mbps);
+
+/* How long @quanta pause the link, in ns (rounded up): swpfc.quantum_ps. */
+static inline u64 pfcwd_quanta_ns(u32 quantum_ps, u16 quanta)
+{
+	return DIV_ROUND_UP_ULL((u64)quanta * quantum_ps, 1000);
+}
 void pfcwd_swpfc_set_honour(struct pfcwd_port *port, u8 prios);
 void pfcwd_swpfc_kick(struct pfcwd_port *port);
 void pfcwd_swpfc_sample(struct pfcwd_port *port, int prio,
@@ -512,6 +527,9 @@ void pfcwd_swpfc_clear_stats(struct pfcwd_port *port);
 void pfcwd_swpfc_history(struct pfcwd_port *port, int prio, u64 now,
 			 struct pfcwd_hist_pause_read *r);
 void pfcwd_swpfc_debugfs(struct seq_file *m, struct pfcwd_port *port);
+
+void pfcwd_push_history(struct pfcwd_port *port, int prio, u64 now,
+			struct pfcwd_hist_pause_read *r);
 
 #define PFCWD_PKTS_TX		0x1
 #define PFCWD_PKTS_RX		0x2

@@ -369,7 +369,7 @@ sampled:
 		return;
 	}
 	if (c.pfc_valid)
-		port->pfc_en = c.pfc_en;
+		WRITE_ONCE(port->pfc_en, c.pfc_en);
 	if (READ_ONCE(port->push_active) && !port->push_seen) {
 		/* The source changes from counters to pushed events. */
 		port->push_seen = true;

@@ -289,6 +289,7 @@ static struct pfcwd_port *pfcwd_port_create(struct net_device *dev)
 	refcount_set(&port->refcnt, 1);
 	pfcwd_ectr_init(port);
 	mutex_init(&port->lock);
+	spin_lock_init(&port->push_lock);
 	port->dev = dev;
 	strscpy(port->name, dev->name, sizeof(port->name));
 	ratelimit_state_init(&port->log_rs, 5 * HZ, 40);
@@ -306,6 +307,7 @@ static struct pfcwd_port *pfcwd_port_create(struct net_device *dev)
 		pfcwd_hist_pause_init(&port->prio[p].paused_est, now);
 		pfcwd_hist_ring_init(&port->prio[p].storms);
 		pfcwd_hist_pause_init(&port->swpfc.prio[p].paused, now);
+		pfcwd_hist_pause_init(&port->prio[p].push.paused, now);
 	}
 
 	pfcwd_source_probe(port);

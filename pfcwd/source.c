@@ -82,7 +82,7 @@ void pfcwd_source_probe(struct pfcwd_port *port)
 		return;
 	port->has_dcb = true;
 	port->counters = !port->profile->no_counters;
-	port->pfc_en = pfc.pfc_en;
+	WRITE_ONCE(port->pfc_en, pfc.pfc_en);
 	port->swapped = port->profile->swapped;
 	port->refresh_ms = port->profile->refresh_ms;
 	if (port->counters)

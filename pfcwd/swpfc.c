@@ -112,12 +112,6 @@ void pfcwd_swpfc_kick(struct pfcwd_port *port)
 		__pfcwd_swpfc_kick(port->dev);
 }
 
-/* How long @quanta pause the link, in ns (rounded up). */
-static u64 pfcwd_swpfc_pause_ns(u32 quantum_ps, u16 quanta)
-{
-	return DIV_ROUND_UP_ULL((u64)quanta * quantum_ps, 1000);
-}
-
 static bool pfcwd_swpfc_dst_ok(const struct sk_buff *skb, bool unicast_ok)
 {
 	const u8 *dst;
@@ -167,7 +161,7 @@ static void pfcwd_swpfc_apply(struct pfcwd_swpfc *sw,
 		pp->last = now;
 		if (!(honour & BIT(p)))
 			continue;
-		end = now + pfcwd_swpfc_pause_ns(quantum_ps, quanta);
+		end = now + pfcwd_quanta_ns(quantum_ps, quanta);
 		if (until <= now) {
 			pp->since = now;
 			pp->pauses++;

@@ -566,6 +566,52 @@ test_push_source() {
 	sim sw1 push_pause 0
 }
 
+# The push source's pause history is exact (push.c): each pushed XOFF
+# pauses its priority for its quanta at the link speed, 0xffff quanta
+# (33.55 ms) at 1 Gb/s.  One storm of about 1 s, stamped S and E by pfcsim
+# (changed_ns): pfcsim pushes every 1 ms from S (the first up to a tick,
+# and the guest's lateness, after S) to E, so the paused time is E - S +
+# 33.55 ms less that lateness.  Estimated, it would end at the last XOFF
+# (about E) and be flagged so.  T0 5 s: no storm, nothing mitigated.
+test_push_history() {
+	local s e h ex eps ns now span hold=33553920
+
+	reset_all pfns
+	pfcsim_new sw1
+	sim sw1 link_mbps 1000
+	tc qdisc add dev sw1 root handle 1: pfcwd detect 5000 action alert ||
+		fail "tc qdisc add on sw1"
+	sim sw1 push_pause 1
+	sim sw1 rx_storm 3
+	storm_changed sw1
+	s=$CHANGED
+	sleep 1
+	sim sw1 rx_storm ""
+	storm_changed sw1
+	e=$CHANGED
+	sleep 0.2
+	sim sw1 push_pause 0
+	h=$("$PFCWD" -j history dev sw1 prio 3 | jq -r '.[0] | [.exact, .episodes, .paused_ns, .paused] | @tsv')
+	read -r ex eps ns now <<< "$h"
+	span=$((e - s))
+	log "# storm $((span / 1000)) us; history: exact $ex, $eps episodes, paused $((ns / 1000)) us (span + hold $(((span + hold) / 1000)) us), paused now $now"
+	expect_eq "$ex/$now" "true/false" "exact, and no pause in force 200 ms after the storm"
+	# Never more than the pushes could give: S to E, plus one hold, plus
+	# a push timer tick that read the storm just before it ended.
+	[ "$ns" -le $((span + hold + 2000000)) ] ||
+		fail "paused $ns ns: more than span $span + hold $hold ns"
+	if [ "$eps" = 1 ]; then
+		# One episode: from the first push to the last one's hold.
+		[ "$ns" -ge $((span + hold - 30000000)) ] ||
+			fail "paused $ns ns in one episode: less than span $span + hold $hold - 30 ms"
+	else
+		# A push timer late by more than the hold split the pause.
+		[ "$eps" -ge 2 ] && [ "$ns" -ge $((span / 2)) ] ||
+			fail "$eps episodes, paused $ns ns of a $span ns storm"
+	fi
+	[ "$(pstat sw1 3 detected)" = 0 ] || fail "a 1 s pause became a storm at T0 5 s"
+}
+
 test_counters_agree() {
 	reset_all pfns
 	watched_port sw1
@@ -669,6 +715,7 @@ TESTS=(
 	"test_sysfs_bad_writes	storm: every bad sysfs write rejected, nothing changed"
 	"test_module_params	storm: module parameters checked and used for new ports"
 	"test_push_source	storm: a driver pushing pause events (pfcwd_report_pause)"
+	"test_push_history	storm: the push source's pause history is exact: each XOFF's quanta at the link speed"
 	"test_counters_agree	storm: pfcwd, dcb and ethtool agree on pause counts"
 )
 
