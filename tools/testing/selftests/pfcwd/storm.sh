@@ -579,8 +579,9 @@ test_push_history() {
 	reset_all pfns
 	pfcsim_new sw1
 	sim sw1 link_mbps 1000
-	tc qdisc add dev sw1 root handle 1: pfcwd detect 5000 action alert ||
-		fail "tc qdisc add on sw1"
+	tc qdisc add dev sw1 root handle 1: pfcwd || fail "tc qdisc add on sw1"
+	set_knob sw1 detection_time_ms 5000
+	set_knob sw1 action alert
 	sim sw1 push_pause 1
 	sim sw1 rx_storm 3
 	storm_changed sw1
