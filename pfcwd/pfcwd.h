@@ -354,8 +354,7 @@ struct pfcwd_port {
 	bool link_up;
 	bool reprime;			/* counters may have jumped: re-prime */
 	u64 hold_ns;			/* pause continuity from link speed */
-	u8 pfc_en;			/* last value read from the device; push.c
-				 * reads it with READ_ONCE */
+	u8 pfc_en;			/* last read from the device; READ_ONCE */
 	struct pfcwd_prio prio[PFCWD_NUM_PRIO];
 	struct pfcwd_ingress *ingress;	/* the hook, while some prio drops */
 	struct ratelimit_state log_rs;
@@ -516,6 +515,7 @@ static inline u64 pfcwd_quanta_ns(u32 quantum_ps, u16 quanta)
 {
 	return DIV_ROUND_UP_ULL((u64)quanta * quantum_ps, 1000);
 }
+
 void pfcwd_swpfc_set_honour(struct pfcwd_port *port, u8 prios);
 void pfcwd_swpfc_kick(struct pfcwd_port *port);
 void pfcwd_swpfc_sample(struct pfcwd_port *port, int prio,
