@@ -1,17 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Driver statistics pfcwd reads by name from the ethtool statistics
- * (ETH_SS_STATS): the NIC's own storm prevention events (nic_storm.c) and
- * the per-priority pause durations (source.c), under the names mlx5 gives
- * them.  The layout of the statistics may change at run time (mlx5 lists
- * per-priority statistics only for priorities in pfc_en), so the names are
- * looked up again whenever the count changes, and, while none is found,
- * at most every PFCWD_ECTR_LOOKUP_NS (a driver may list them later).  A
+ * (ETH_SS_STATS): the NIC's own storm prevention events (nic_storm.c),
+ * under the names mlx5 gives them, and the per-priority pause durations
+ * (source.c), in microseconds, under whichever of the names drivers give
+ * them is found (pfcwd_ectr_dur_fmt[]).  The layout of the statistics
+ * may change at run time (mlx5 lists per-priority statistics only for
+ * priorities in pfc_en), so the names are looked up again whenever the
+ * count changes, and, while none is found, at most every
+ * PFCWD_ECTR_LOOKUP_NS (a driver may list them later).  A
  * forced refresh (source.c) has read all of them already in the same
  * poll: its buffer, port->refresh_stats, is used instead of a second read.
  *
- * Context: process, RTNL held; port->ectr belongs to the poller (idx read
- * with READ_ONCE for display).
+ * Context: process, RTNL held; port->ectr belongs to the poller (idx and
+ * dur_name read with READ_ONCE for display).
  */
 #include <linux/ethtool.h>
 #include <linux/netdevice.h>
@@ -22,19 +24,52 @@
 
 #define PFCWD_ECTR_LOOKUP_NS	NSEC_PER_SEC
 
-/* Fills @name with the name of counter @id; false if it has none. */
-static bool pfcwd_ectr_name(int id, char *name)
+/*
+ * Names of the time priority P was paused by the link partner, in us
+ * (Documentation/networking/pfcwd-drivers.rst): mlx5; mlxsw and mlx4;
+ * bnxt_en.  hns3's mac_rx_pfc_priP_xoff_time is left out: its unit is
+ * not stated.
+ */
+static const char * const pfcwd_ectr_dur_fmt[PFCWD_ECTR_DUR_NAMES] = {
+	"rx_prio%d_pause_duration",
+	"rx_pause_duration_prio_%d",
+	"pfc_pri%d_rx_duration_us",
+};
+
+/*
+ * Fills @name with name number @alt of counter @id; false if it has no
+ * such name.
+ */
+static bool pfcwd_ectr_name(int id, int alt, char *name)
 {
+	if (id >= PFCWD_ECTR_DUR0 && id < PFCWD_ECTR_NUM) {
+		if (alt >= PFCWD_ECTR_DUR_NAMES)
+			return false;
+		snprintf(name, ETH_GSTRING_LEN, pfcwd_ectr_dur_fmt[alt],
+			 id - PFCWD_ECTR_DUR0);
+		return true;
+	}
+	if (alt)
+		return false;
 	if (id == PFCWD_ECTR_NIC_WARN)
 		strscpy(name, "tx_pause_storm_warning_events", ETH_GSTRING_LEN);
 	else if (id == PFCWD_ECTR_NIC_ERR)
 		strscpy(name, "tx_pause_storm_error_events", ETH_GSTRING_LEN);
-	else if (id >= PFCWD_ECTR_DUR0 && id < PFCWD_ECTR_NUM)
-		snprintf(name, ETH_GSTRING_LEN, "rx_prio%d_pause_duration",
-			 id - PFCWD_ECTR_DUR0);
 	else
 		return false;
 	return true;
+}
+
+/* The index among the driver's @n statistics @names of @want; -1. */
+static int pfcwd_ectr_find(const u8 *names, int n, const char *want)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strncmp(names + i * ETH_GSTRING_LEN, want,
+			     ETH_GSTRING_LEN))
+			return i;
+	return -1;
 }
 
 /* Finds the counters among the driver's @n statistics; allocates. */
@@ -43,11 +78,12 @@ static void pfcwd_ectr_lookup(struct pfcwd_port *port, int n, u64 now)
 	const struct ethtool_ops *ops = port->dev->ethtool_ops;
 	struct pfcwd_ectrs *e = &port->ectr;
 	char want[ETH_GSTRING_LEN];
+	int i, id, alt;
 	u8 *names;
-	int i, id;
 
 	for (id = 0; id < PFCWD_ECTR_NUM; id++)
 		WRITE_ONCE(e->idx[id], -1);
+	WRITE_ONCE(e->dur_name, -1);
 	e->found = 0;
 	e->n_stats = n;
 	e->looked_at = now;
@@ -56,14 +92,16 @@ static void pfcwd_ectr_lookup(struct pfcwd_port *port, int n, u64 now)
 		return;
 	ops->get_strings(port->dev, ETH_SS_STATS, names);
 	for (id = 0; id < PFCWD_ECTR_NUM; id++) {
-		if (!pfcwd_ectr_name(id, want))
-			continue;
-		for (i = 0; i < n; i++) {
-			if (strncmp(names + i * ETH_GSTRING_LEN, want,
-				    ETH_GSTRING_LEN))
+		/* The durations all under one name: the first found. */
+		alt = id >= PFCWD_ECTR_DUR0 && e->dur_name >= 0 ? e->dur_name : 0;
+		for (; pfcwd_ectr_name(id, alt, want); alt++) {
+			i = pfcwd_ectr_find(names, n, want);
+			if (i < 0)
 				continue;
 			WRITE_ONCE(e->idx[id], i);
 			e->found |= BIT(id);
+			if (id >= PFCWD_ECTR_DUR0)
+				WRITE_ONCE(e->dur_name, alt);
 			break;
 		}
 	}
@@ -132,6 +170,15 @@ void pfcwd_ectr_init(struct pfcwd_port *port)
 
 	for (id = 0; id < PFCWD_ECTR_NUM; id++)
 		port->ectr.idx[id] = -1;
+	port->ectr.dur_name = -1;
+}
+
+/* The name format of the pause durations found, or NULL (racy, display). */
+const char *pfcwd_ectr_dur_name(const struct pfcwd_port *port)
+{
+	int alt = READ_ONCE(port->ectr.dur_name);
+
+	return alt >= 0 ? pfcwd_ectr_dur_fmt[alt] : NULL;
 }
 
 /* Whether the driver has named counter @id (racy, for display). */

@@ -241,6 +241,9 @@ enum pfcwd_read_cost {
  * get_ethtool_stats publishes them at once (stale_until_forced: only it
  * does), which pfcwd does before each read, at most every force_quiet_ms
  * while the port is quiet and every force_busy_ms while it is busy.
+ * With durations (live counters only), every read that the state machines
+ * see also reads the pause durations through get_ethtool_stats, and
+ * force_busy_ms paces the busy reads likewise.
  */
 struct pfcwd_profile {
 	const char *name;
@@ -256,20 +259,25 @@ struct pfcwd_profile {
 	bool blind_when_off;		/* no RX count while pfc_en bit is off */
 	bool no_counters;		/* pfc_en only: nothing to watch */
 	bool setpfc_disruptive;		/* setpfc bounces or quiesces the port */
+	bool durations;			/* live pause durations in ethtool -S */
 };
 
 /* Driver statistics read by name (ethtool_ctr.c). */
 enum {
 	PFCWD_ECTR_NIC_WARN,		/* tx_pause_storm_warning_events */
 	PFCWD_ECTR_NIC_ERR,		/* tx_pause_storm_error_events */
-	PFCWD_ECTR_DUR0,		/* rx_prio0_pause_duration (us), ... */
+	PFCWD_ECTR_DUR0,		/* priority 0's pause duration (us), ... */
 	PFCWD_ECTR_NUM = PFCWD_ECTR_DUR0 + PFCWD_NUM_PRIO,
 };
+
+/* The names drivers give the pause durations (ethtool_ctr.c). */
+#define PFCWD_ECTR_DUR_NAMES	3
 
 struct pfcwd_ectrs {
 	int n_stats;			/* statistics count looked up for */
 	int idx[PFCWD_ECTR_NUM];	/* where each is; -1: absent */
 	u32 found;			/* BIT(id) of those found */
+	int dur_name;			/* the durations' name; -1: none */
 	u64 looked_at;			/* ns */
 };
 
@@ -376,6 +384,7 @@ struct pfcwd_port {
 	u64 forced_end, forced_span;	/* its statistics call: end, length */
 	u64 reads;			/* ieee_getpfc calls */
 	u64 forced;			/* forced refreshes (get_ethtool_stats) */
+	u64 dur_reads;			/* live pause-duration reads (same) */
 	u64 read_errors;		/* failed ieee_getpfc calls */
 	u32 read_rate;			/* reads per second, last full window */
 	u64 rate_start, rate_reads;	/* the window being measured */
@@ -486,6 +495,8 @@ u64 pfcwd_source_fine_ns(const struct pfcwd_port *port);
 void pfcwd_source_refresh(const struct pfcwd_port *port, u64 *period,
 			  u64 *window);
 void pfcwd_source_free(struct pfcwd_port *port);
+void pfcwd_source_read_durations(struct pfcwd_port *port,
+				 struct pfcwd_counters *c);
 
 /* ethtool_ctr.c */
 void pfcwd_ectr_init(struct pfcwd_port *port);
@@ -494,6 +505,7 @@ const u64 *pfcwd_ectr_fetch(struct pfcwd_port *port, u64 now, bool forced,
 #define PFCWD_ECTR_NIC_MASK	(BIT(PFCWD_ECTR_NIC_WARN) | BIT(PFCWD_ECTR_NIC_ERR))
 #define PFCWD_ECTR_DUR_MASK	GENMASK(PFCWD_ECTR_NUM - 1, PFCWD_ECTR_DUR0)
 bool pfcwd_ectr_has(const struct pfcwd_port *port, int id);
+const char *pfcwd_ectr_dur_name(const struct pfcwd_port *port);
 
 /* nic_storm.c */
 bool pfcwd_nic_storm_read(struct pfcwd_port *port, struct pfcwd_counters *c);

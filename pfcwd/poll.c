@@ -343,6 +343,7 @@ sampled:
 		pfcwd_poll_schedule(port, c.now, min(next, nic_due));
 		return;
 	}
+	pfcwd_source_read_durations(port, &c);
 	pfcwd_source_read_stats(port, &c);
 	rtnl_unlock();
 

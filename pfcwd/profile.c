@@ -22,6 +22,10 @@
 
 #include "pfcwd.h"
 
+#define PFCWD_PROFILE_MLXSW(drv)					\
+	{ .name = "mlxsw", .driver = drv, .cost = PFCWD_COST_SEVERAL,	\
+	  .durations = true, .force_busy_ms = 10 }
+
 static const struct pfcwd_profile pfcwd_profiles[] = {
 	{
 		/* cached copy refreshed only by get_ethtool_stats (heavy) */
@@ -57,11 +61,14 @@ static const struct pfcwd_profile pfcwd_profiles[] = {
 		.name = "hns3", .driver = "hns3",
 		.cost = PFCWD_COST_FIRMWARE, .setpfc_disruptive = true,
 	},
-	/* live, 8 register queries per read (sleeps) */
-	{ .name = "mlxsw", .driver = "mlxsw_spectrum", .cost = PFCWD_COST_SEVERAL },
-	{ .name = "mlxsw", .driver = "mlxsw_spectrum2", .cost = PFCWD_COST_SEVERAL },
-	{ .name = "mlxsw", .driver = "mlxsw_spectrum3", .cost = PFCWD_COST_SEVERAL },
-	{ .name = "mlxsw", .driver = "mlxsw_spectrum4", .cost = PFCWD_COST_SEVERAL },
+	/*
+	 * live, 8 register queries per read (sleeps); live pause durations
+	 * (rx_pause_duration_prio_P), so busy reads pace at 10 ms
+	 */
+	PFCWD_PROFILE_MLXSW("mlxsw_spectrum"),
+	PFCWD_PROFILE_MLXSW("mlxsw_spectrum2"),
+	PFCWD_PROFILE_MLXSW("mlxsw_spectrum3"),
+	PFCWD_PROFILE_MLXSW("mlxsw_spectrum4"),
 	/* pfc_en only, no counters through getpfc */
 	{ .name = "qede", .driver = "qede", .no_counters = true,
 	  .cost = PFCWD_COST_SEVERAL },

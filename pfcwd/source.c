@@ -16,7 +16,9 @@
  *
  * Freshness of dcbnl counters (the driver's profile, profile.c):
  *  - live: every read is fresh; read every poll_quiet_us while quiet,
- *    every poll_fine_us while busy.
+ *    every poll_fine_us while busy.  Where the driver also counts pause
+ *    time live (mlxsw), the reads the state machines see read it too
+ *    (pfcwd_source_read_durations()), every force_busy_ms while busy.
  *  - forced: the driver publishes a copy, and get_ethtool_stats publishes
  *    it at once (mlx5, ixgbe, i40e, ice).  Every read is preceded by a
  *    forced refresh, which makes it fresh; reads are at most every
@@ -154,7 +156,8 @@ u64 pfcwd_source_fine_ns(const struct pfcwd_port *port)
 {
 	u64 fine = (u64)READ_ONCE(pfcwd_params.poll_fine_us) * NSEC_PER_USEC;
 
-	if (port->counters && port->profile->force)
+	if (port->counters &&
+	    (port->profile->force || port->profile->durations))
 		fine = max_t(u64, fine,
 			     (u64)port->profile->force_busy_ms * NSEC_PER_MSEC);
 	return fine;
@@ -263,20 +266,13 @@ static void pfcwd_source_learn(struct pfcwd_port *port, u64 now, u64 jump)
 		  port->name, ms);
 }
 
-/*
- * Pause durations (mlx5's rx_prioP_pause_duration, in us), where the
- * forced refresh read them anyway: reading the statistics for them alone
- * would double what a read costs.
- */
-static void pfcwd_source_durations(struct pfcwd_port *port,
-				   struct pfcwd_counters *c)
+/* The pause durations in @data, where found, into @c (us to ns). */
+static void pfcwd_source_fill_durations(struct pfcwd_port *port,
+					struct pfcwd_counters *c,
+					const u64 *data)
 {
-	const u64 *data;
 	int p, i;
 
-	data = pfcwd_ectr_fetch(port, c->now, true, PFCWD_ECTR_DUR_MASK);
-	if (!data)
-		return;
 	for (p = 0; p < PFCWD_NUM_PRIO; p++) {
 		i = port->ectr.idx[PFCWD_ECTR_DUR0 + p];
 		if (i < 0)
@@ -284,6 +280,22 @@ static void pfcwd_source_durations(struct pfcwd_port *port,
 		c->paused_ns[p] = data[i] * NSEC_PER_USEC;
 		c->dur_valid |= BIT(p);
 	}
+}
+
+/*
+ * Pause durations (ethtool_ctr.c), where the forced refresh read them
+ * anyway: reading the statistics for them alone would double what a read
+ * costs.
+ */
+static void pfcwd_source_durations(struct pfcwd_port *port,
+				   struct pfcwd_counters *c)
+{
+	const u64 *data;
+
+	data = pfcwd_ectr_fetch(port, c->now, true, PFCWD_ECTR_DUR_MASK);
+	if (!data)
+		return;
+	pfcwd_source_fill_durations(port, c, data);
 	/*
 	 * Dated at the end of the statistics call: the driver took them no
 	 * later (and up to the whole call earlier), so a pause's start
@@ -291,6 +303,39 @@ static void pfcwd_source_durations(struct pfcwd_port *port,
 	 */
 	c->dur_at = port->forced_end;
 	c->dur_err = port->forced_span;
+}
+
+/**
+ * pfcwd_source_read_durations - live pause durations for a sampled read
+ * @port: the port; RTNL held, poller
+ * @c: the counters just read, which the state machines will see
+ *
+ * On a device whose profile has live pause durations (mlxsw), reads them
+ * through get_ethtool_stats - for the reads the state machines see only
+ * (the quiet fast path skips this), so every sample they see has them and
+ * a quiet port pays nothing more.  The sample is then dated at the end of
+ * that call, after the PFC counters were read: whatever it shows happened
+ * by then, so no pause is dated early (storm.h).
+ */
+void pfcwd_source_read_durations(struct pfcwd_port *port,
+				 struct pfcwd_counters *c)
+{
+	const u64 *data;
+	u64 start;
+
+	ASSERT_RTNL();
+	if (!port->counters || !port->profile->durations || c->dur_valid ||
+	    READ_ONCE(port->push_active) || READ_ONCE(port->swpfc.active))
+		return;
+	start = ktime_get_ns();
+	data = pfcwd_ectr_fetch(port, start, false, PFCWD_ECTR_DUR_MASK);
+	if (!data)
+		return;
+	pfcwd_source_fill_durations(port, c, data);
+	c->dur_at = ktime_get_ns();
+	c->dur_err = c->dur_at - start;
+	c->now = c->dur_at;
+	WRITE_ONCE(port->dur_reads, port->dur_reads + 1);
 }
 
 /*
@@ -482,6 +527,10 @@ void pfcwd_source_sample(struct pfcwd_port *port, int prio,
 			s->paused_at = min(c->dur_at, c->now);
 			s->paused_err = c->dur_err;
 			s->valid |= PFCWD_SAMPLE_DURATION;
+			/* Out of pfc_en (pfcwd's mitigation): not paused. */
+			if (!((c->pfc_valid ? c->pfc_en :
+			       READ_ONCE(port->pfc_en)) & BIT(prio)))
+				s->valid |= PFCWD_SAMPLE_DUR_OFF;
 		}
 	}
 }

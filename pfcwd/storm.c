@@ -417,7 +417,8 @@ static unsigned int pfcwd_storm_rx_counters(struct pfcwd_storm *sm,
 		return pfcwd_storm_rx_exact(sm, cfg, s,
 					    pfcwd_storm_stalled(cfg, s), 0,
 					    s->now);
-	if (s->valid & PFCWD_SAMPLE_DURATION)
+	if ((s->valid & (PFCWD_SAMPLE_DURATION | PFCWD_SAMPLE_DUR_OFF)) ==
+	    PFCWD_SAMPLE_DURATION)
 		return pfcwd_storm_rx_duration(sm, cfg, s, d_paused);
 
 	if (n) {
@@ -992,7 +993,7 @@ unsigned int pfcwd_storm_sample(struct pfcwd_storm *sm,
 {
 	u64 d_rx_pause, d_tx_pause, d_tx_packets = 0, d_rx_packets = 0;
 	u64 d_paused = 0;
-	u8 valid = s->valid & ~PFCWD_SAMPLE_STALE;
+	u8 valid = s->valid & ~(PFCWD_SAMPLE_STALE | PFCWD_SAMPLE_DUR_OFF);
 	bool was_op = sm->state == PFCWD_OPERATIONAL;
 	u64 first, last;
 	unsigned int ev = 0;
@@ -1043,8 +1044,8 @@ unsigned int pfcwd_storm_sample(struct pfcwd_storm *sm,
 		d_rx_packets = pfcwd_counter_delta(sm->prev_rx_packets,
 						   s->rx_packets);
 	/* A pause time that went back was reset: nothing known of it. */
-	if ((s->valid & PFCWD_SAMPLE_DURATION) &&
-	    s->paused_ns > sm->prev_paused_ns)
+	if ((s->valid & (PFCWD_SAMPLE_DURATION | PFCWD_SAMPLE_DUR_OFF)) ==
+	    PFCWD_SAMPLE_DURATION && s->paused_ns > sm->prev_paused_ns)
 		d_paused = s->paused_ns - sm->prev_paused_ns;
 	sm->stats.rx_pause += d_rx_pause;
 	sm->stats.tx_pause += d_tx_pause;

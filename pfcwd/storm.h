@@ -47,7 +47,11 @@
  * call, which read it up to paused_err earlier), not between samples.
  * Detection
  * once it has lasted T0; while STORMED, an interval with pause time is an
- * XOFF at the sample.
+ * XOFF at the sample.  A priority out of the device's pfc_en is not
+ * paused whatever it receives, so its pause time stands still; the source
+ * then adds PFCWD_SAMPLE_DUR_OFF (a state, like the stall: no re-prime)
+ * and the machine goes by the frames, as without the counter, keeping
+ * the pause time's last value as the base of the next interval.
  *
  * Warning (cfg->warn_ns, 0 = off; below T0 or ignored): the received pause
  * the machine follows in OPERATIONAL - its episode, from the counters or a
@@ -201,6 +205,7 @@ enum pfcwd_latch {
 #define PFCWD_SAMPLE_STALE	0x08	/* counters not republished since */
 #define PFCWD_SAMPLE_DURATION	0x10	/* paused_ns: cumulative pause time */
 #define PFCWD_SAMPLE_STALL	0x20	/* stall_since: TX queues stopped */
+#define PFCWD_SAMPLE_DUR_OFF	0x40	/* paused_ns cannot show pause now */
 
 struct pfcwd_storm_config {
 	u64 detect_ns;		/* T0 */

@@ -117,10 +117,13 @@
  *			0 (qede, cxgb4, octeontx2, mlx4) and ethtool -S has no
  *			pause counters (nor durations): they are absent, only
  *			the packet counters remain.
- *   pause_duration	0/1 (0): ethtool -S also shows rx_prioP_pause_duration
- *			(mlx5's name): microseconds priority P was paused by
- *			the link partner, i.e. while in rx_storm and in pfc_en;
- *			copied like the pause counters.
+ *   pause_duration	0..3 (0): ethtool -S also shows, per priority P, the
+ *			microseconds P was paused by the link partner, i.e.
+ *			while in rx_storm and in pfc_en, copied like the pause
+ *			counters, under the name a driver gives it: 1
+ *			rx_prioP_pause_duration (mlx5), 2
+ *			rx_pause_duration_prio_P (mlxsw, mlx4), 3
+ *			pfc_priP_rx_duration_us (bnxt_en).
  *   counter_reset	write 1: the live and copied pause counters and
  *			durations drop to 0, as after a driver reset.
  *   profile		write a name to set all the knobs above and
@@ -436,7 +439,7 @@ static const struct pfcsim_knob_def pfcsim_knob_defs[PFCSIM_NUM_KNOBS] = {
 	[PFCSIM_K_SETPFC_BOUNCE]	= { "setpfc_bounce_ms", 60000 },
 	[PFCSIM_K_SWAP]			= { "swap", 1 },
 	[PFCSIM_K_NO_COUNTERS]		= { "no_counters", 1 },
-	[PFCSIM_K_PAUSE_DURATION]	= { "pause_duration", 1 },
+	[PFCSIM_K_PAUSE_DURATION]	= { "pause_duration", 3 },
 	[PFCSIM_K_SETPFC_REOPEN]	= { "setpfc_reopen", 1 },
 };
 
@@ -483,16 +486,16 @@ static const struct pfcsim_profile pfcsim_profiles[] = {
 		[PFCSIM_K_STATS_PERIOD] = 1000,
 		[PFCSIM_K_REFRESH_ON_READ] = 1,
 		[PFCSIM_K_SETPFC_REOPEN] = 1 } },
-	/* bnxt's pause duration counter has another name: not shown */
 	{ "bnxt", "bnxt_en", true, {
 		[PFCSIM_K_STATS_PERIOD] = 1000,
-		[PFCSIM_K_GETPFC_DELAY] = 100 } },
+		[PFCSIM_K_GETPFC_DELAY] = 100,
+		[PFCSIM_K_PAUSE_DURATION] = 3 } },
 	{ "hns3", "hns3", true, {
 		[PFCSIM_K_GETPFC_DELAY] = 100,
 		[PFCSIM_K_SETPFC_BOUNCE] = 100 } },
 	{ "mlxsw", "mlxsw_spectrum", true, {
 		[PFCSIM_K_GETPFC_DELAY] = 500,
-		[PFCSIM_K_PAUSE_DURATION] = 1 } },
+		[PFCSIM_K_PAUSE_DURATION] = 2 } },
 	{ "qede", "qede", true, { [PFCSIM_K_NO_COUNTERS] = 1 } },
 	{ "cxgb4", "cxgb4", true, { [PFCSIM_K_NO_COUNTERS] = 1 } },
 	{ "octeontx2", "rvu-nicpf", true, { [PFCSIM_K_NO_COUNTERS] = 1 } },
@@ -1553,6 +1556,13 @@ static const char * const pfcsim_stat_fmt[PFCSIM_STATS_PER_PRIO_MAX] = {
 	[PFCSIM_STAT_RX_PAUSE_DURATION]	= "rx_prio%d_pause_duration",
 };
 
+/* The pause duration's name for each value of the pause_duration knob. */
+static const char * const pfcsim_duration_fmt[] = {
+	[1] = "rx_prio%d_pause_duration",
+	[2] = "rx_pause_duration_prio_%d",
+	[3] = "pfc_pri%d_rx_duration_us",
+};
+
 /*
  * The statistics shown per priority, in order, as they depend on
  * no_counters and pause_duration; returns how many.  RTNL held (those
@@ -1626,15 +1636,21 @@ static int pfcsim_get_sset_count(struct net_device *dev, int sset)
 
 static void pfcsim_get_strings(struct net_device *dev, u32 sset, u8 *data)
 {
+	struct pfcsim_port *port = netdev_priv(dev);
 	int ids[PFCSIM_STATS_PER_PRIO_MAX];
+	const char *fmt;
 	int n, p, i;
 
 	if (sset != ETH_SS_STATS)
 		return;
-	n = pfcsim_stat_ids(netdev_priv(dev), ids);
+	n = pfcsim_stat_ids(port, ids);
 	for (p = 0; p < PFCSIM_NUM_PRIO; p++)
-		for (i = 0; i < n; i++)
-			ethtool_sprintf(&data, pfcsim_stat_fmt[ids[i]], p);
+		for (i = 0; i < n; i++) {
+			fmt = pfcsim_stat_fmt[ids[i]];
+			if (ids[i] == PFCSIM_STAT_RX_PAUSE_DURATION)
+				fmt = pfcsim_duration_fmt[port->knob[PFCSIM_K_PAUSE_DURATION]];
+			ethtool_sprintf(&data, fmt, p);
+		}
 	for (i = 0; i < pfcsim_port_stats(netdev_priv(dev)); i++) {
 		strscpy_pad(data, pfcsim_prevent_stats[i], ETH_GSTRING_LEN);
 		data += ETH_GSTRING_LEN;

@@ -1350,6 +1350,49 @@ static void test_duration(void)
 	       x.ev_at >= BASE + MS(200) && x.ev_at <= BASE + MS(200) + TICK,
 	       "duration: reads late by 10..900 us: one pause, detected at T0");
 
+	/*
+	 * pfcwd took the priority out of pfc_en: its pause time stands still
+	 * while the frames go on.  Without PFCWD_SAMPLE_DUR_OFF that would
+	 * look like the end of the storm; with it the frames decide, and
+	 * the machine does not re-prime on the flag.
+	 */
+	sim_init(&x, &cfg, v);
+	x.dur = TICK;
+	x.xoff = 1;
+	sim_until(&x, SEC(1));
+	x.dur = 0;
+	x.s.valid |= PFCWD_SAMPLE_DUR_OFF;
+	sim_clear(&x);
+	sim_for(&x, SEC(1));
+	tap_ok(!x.nev && x.sm.state == PFCWD_STORMED && x.sm.primed,
+	       "duration off (pfc_en): frames go on, no pause time: still stormed");
+	x.xoff = 0;
+	end = x.s.now;
+	sim_clear(&x);
+	sim_until(&x, SEC(1));
+	tap_ok(x.ev_first == PFCWD_EV_RESTORED && x.ev_at == end + MS(200),
+	       "duration off (pfc_en): restored T1 after the last frame");
+	/* Out of pfc_en and quiet in pause time, frames throughout: T0. */
+	sim_init(&x, &cfg, v);
+	x.s.valid |= PFCWD_SAMPLE_DUR_OFF;
+	x.xoff = 1;
+	sim_until(&x, SEC(1));
+	tap_ok(x.ev_first == PFCWD_EV_DETECTED &&
+	       x.ev_at == BASE + TICK + MS(200),
+	       "duration off (pfc_en): the frames are timed, as without it");
+	x.xoff = 0;
+	sim_clear(&x);
+	sim_until(&x, SEC(1));
+	x.s.valid &= ~PFCWD_SAMPLE_DUR_OFF;
+	x.dur = TICK;
+	x.xoff = 1;
+	end = x.s.now;
+	sim_clear(&x);
+	sim_until(&x, SEC(1));
+	tap_ok(x.ev_first == PFCWD_EV_DETECTED && x.ev_at >= end + MS(200) &&
+	       x.ev_at <= end + MS(200) + TICK,
+	       "duration back on: the next storm is timed by its pause time");
+
 	/* Uncertain read times widen the slack by as much. */
 	sim_init(&x, &cfg, v);
 	x.dur = TICK - US(200);

@@ -443,6 +443,15 @@ test_pause_duration() {
 		grep -c '^rx_prio[0-7]_pause_duration$')
 	expect_eq "$names" 8 "rx_prioP_pause_duration counters"
 	expect_eq "$(rx_dur $P 3)" 0 "duration when idle"
+	# The other drivers' names for the same counter: mlxsw/mlx4, bnxt_en.
+	for nv in 2:rx_pause_duration_prio_%d 3:pfc_pri%d_rx_duration_us; do
+		dfs_set $P pause_duration ${nv%%:*}
+		want=$(printf "${nv#*:}" 3)
+		names=$(ethtool -S $P | awk -F: 'NR > 1 { gsub(" ", "", $1); print $1 }')
+		expect_eq "$(echo "$names" | grep -c "^$want\$")/$(echo "$names" | grep -c _pause_duration\$)" \
+			"1/0" "pause_duration ${nv%%:*}: $want, no mlx5 name"
+	done
+	dfs_set $P pause_duration 1
 	# 3 is lossless, 5 is not: the partner's pause on 5 is ignored.
 	dfs_set $P rx_storm 3,5
 	sleep 0.2
@@ -492,9 +501,9 @@ profile_want() {
 	mlx5)	v="0 1 50 0 0 200 0 0 1 1" ;;
 	ixgbe)	v="2000 1 0 0 0 0 1 0 0 0" ;;
 	i40e|ice) v="1000 1 0 0 0 0 0 0 0 1" ;;
-	bnxt)	v="1000 0 100 0 0 0 0 0 0 1" ;;
+	bnxt)	v="1000 0 100 0 0 0 0 0 3 1" ;;
 	hns3)	v="0 0 100 0 0 100 0 0 0 1" ;;
-	mlxsw)	v="0 0 500 0 0 0 0 0 1 1" ;;
+	mlxsw)	v="0 0 500 0 0 0 0 0 2 1" ;;
 	qede|cxgb4|octeontx2) v="0 0 0 0 0 0 0 1 0 1" ;;
 	esac
 	paste -d= <(printf '%s\n' $KNOBS) <(printf '%s\n' $v) | xargs
@@ -593,9 +602,10 @@ test_bad_writes() {
 	expect_rejected $P getpfc_delay_us 1000001 "${common[@]}"
 	expect_rejected $P getpfc_fail 4096 65536 "${common[@]}"
 	expect_rejected $P setpfc_fail 4096 "${common[@]}"
-	for k in stats_refresh_on_read swap no_counters pause_duration; do
+	for k in stats_refresh_on_read swap no_counters; do
 		expect_rejected $P $k 2 10 yes "${common[@]}"
 	done
+	expect_rejected $P pause_duration 4 10 yes mlx5 "${common[@]}"
 	expect_rejected $P counter_reset 0 2 01x yes "${common[@]}"
 	after=$(port_state)
 	expect_eq "$after" "$before" "port state after bad writes"
@@ -603,7 +613,7 @@ test_bad_writes() {
 	# The maxima are accepted.
 	for kv in stats_period_ms=60000 setpfc_bounce_ms=60000 getpfc_delay_us=1000000 \
 		  getpfc_fail=4095 setpfc_fail=4095 stats_refresh_on_read=1 no_counters=1 \
-		  pause_duration=1; do
+		  pause_duration=3; do
 		dfs_set $P ${kv%=*} ${kv#*=}
 		expect_eq "$(dfs_get $P ${kv%=*})" ${kv#*=} "${kv%=*} at its maximum"
 	done

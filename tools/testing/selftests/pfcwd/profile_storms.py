@@ -23,8 +23,9 @@ counters are published with (stats_period_ms), or the interval at which
 pfcwd forces a refresh where the driver allows it (FORCED_MS below, the
 profile table's documented read bound), or pfcwd's quiet poll interval for
 live counters; B the busy read interval (poll_fine_us, or the forced busy
-interval); W the window pfcwd allows a publication to be late (R/8 + 2
-fine reads, DESIGN); margin the stated load margin.  A published (not
+interval, or 10 ms where pfcwd reads live pause durations: mlxsw); W the
+window pfcwd allows a publication to be late (R/8 + 2 fine reads, DESIGN);
+margin the stated load margin.  A published (not
 forceable) port adds R to the first storm's detection bound (the
 publication phase is not known before the counters first move: DESIGN
 "published counters") and to restoration bounds of storms shorter than 2R
@@ -78,6 +79,9 @@ PG = "/proc/net/pktgen/"
 PKT = 1000              # pktgen frame size, bytes
 # pfcwd's read bounds where get_ethtool_stats refreshes (profile table)
 FORCED_MS = (100.0, 10.0)
+# pfcwd's busy read interval where it reads live pause durations with
+# every busy read (profile table: mlxsw), ms
+DURATIONS_BUSY_MS = {"mlxsw": 10.0}
 # What each pfcsim profile is: published period (ms), forceable by an
 # ethtool stats read, known to pfcwd's table (else learnt), has counters.
 PROFILES = {
@@ -176,7 +180,8 @@ class Port:
     def bounds(self, first, length_ms):
         """Detection and restoration bounds beyond T0/T1, ms."""
         a = self.a
-        busy = FORCED_MS[1] if self.forced else POLL_FINE_MS
+        fine = DURATIONS_BUSY_MS.get(self.profile, POLL_FINE_MS)
+        busy = FORCED_MS[1] if self.forced else fine
         # pfcwd uses the queues once it knows how fresh the counters are:
         # from its table, or (a driver it does not know) once it learnt a
         # period or saw them live - after the first storm.
@@ -194,7 +199,7 @@ class Port:
             stale, busy = float(self.period), POLL_FINE_MS
             window = self.period / 8.0 + 2 * POLL_FINE_MS
         else:
-            stale, busy, window = POLL_QUIET_MS, POLL_FINE_MS, 0.0
+            stale, busy, window = POLL_QUIET_MS, fine, 0.0
         det = stale + busy + window + a.margin_ms
         res = stale + busy + window + a.margin_ms
         if queues:

@@ -516,6 +516,74 @@ test_pause_duration() {
 	expect_eq "$(pstat pm 3 detected)/$(pstat pm 3 restored)" 1/1 "one storm"
 }
 
+test_pause_duration_live() {
+	local start det end res reads busy_ms
+
+	reset_all
+	# mlxsw counts pause time per priority live, under another name than
+	# mlx5 (rx_pause_duration_prio_P); pfcwd reads it with each read its
+	# state machines see.  pc: the same switch port without the counter.
+	profiled_port pw mlxsw
+	profiled_port pc mlxsw
+	sim pc pause_duration 0
+	# Mitigation in the datapath only: a priority out of pfc_en is not
+	# paused, so its pause time would stand still (pfcwd then goes by
+	# the frames, 5 a second here).
+	for d in pw pc; do
+		set_knob $d device_action off
+	done
+	ethtool -S pw | grep -q "rx_pause_duration_prio_3:" ||
+		fail "pfcsim mlxsw: no rx_pause_duration_prio_3: $(ethtool -S pw | head -20)"
+	profiled_port pb bnxt
+	ethtool -S pb | grep -q "pfc_pri3_rx_duration_us:" ||
+		fail "pfcsim bnxt: no pfc_pri3_rx_duration_us"
+	sim pw pause_rate 5
+	sim pc pause_rate 5
+	sleep 0.3
+	expect_eq "$(portstat pw profile)/$(portstat pw durations)" \
+		"mlxsw/rx_pause_duration_prio_%d" "pfcwd found mlxsw's durations"
+	# A quiet port pays nothing for them: no duration read in 1 s.
+	reads=$(portstat pw duration_reads)
+	sleep 1
+	expect_eq "$(portstat pw duration_reads)" "$reads" \
+		"no duration read while quiet"
+	sim pw rx_storm 3
+	sim pc rx_storm 3
+	start=$(changed_at pw rx_storm)
+	wait_stat pw 3 state stormed 2
+	det=$(pstat pw 3 detected_at_ns)
+	# The read that sees the first XOFF (quiet reads 4 ms apart) dates the
+	# pause from its time paused; busy reads are 10 ms apart (the mlxsw
+	# profile's pace): detection within [T0, T0 + 10 ms + 50 ms for load].
+	det=$(((det - start) / 1000 - 200000))
+	log "# detection error with live pause durations (mlxsw): $det us"
+	[ "$det" -ge 0 ] && [ "$det" -le 60000 ] ||
+		fail "detected ${det} us after T0, wanted 0..60000"
+	expect_eq "$(pstat pc 3 state)/$(pstat pc 3 detected)" "operational/0" \
+		"without the duration counter, sparse XOFF is no storm"
+	sleep 0.5
+	sim pw rx_storm ""
+	sim pc rx_storm ""
+	end=$(changed_at pw rx_storm)
+	wait_stat pw 3 state operational 2
+	res=$(pstat pw 3 restored_at_ns)
+	busy_ms=$(((res - start) / 1000000))
+	res=$(((res - end) / 1000 - 200000))
+	log "# restoration error with live pause durations (mlxsw): $res us"
+	[ "$res" -ge 0 ] && [ "$res" -le 60000 ] ||
+		fail "restored ${res} us after T1, wanted 0..60000"
+	expect_eq "$(pstat pw 3 detected)/$(pstat pw 3 restored)" 1/1 "one storm"
+	sleep 0.3
+	reads=$(($(portstat pw duration_reads) - reads))
+	log "# duration reads from storm to restoration ($busy_ms ms): $reads"
+	# Busy reads 10 ms apart (the profile's pace): about one per 10 ms
+	# from the storm's start to its restoration, plus a few at the state
+	# machines' deadlines and the reads that go quiet again.
+	[ "$reads" -ge $((busy_ms / 20)) ] &&
+		[ "$reads" -le $((busy_ms / 10 + 20)) ] ||
+		fail "$reads duration reads in $busy_ms ms, wanted $((busy_ms / 20))..$((busy_ms / 10 + 20))"
+}
+
 TESTS=(
 	"test_profiles_storms	profiles: every profile's storms in bounds, bursts not detected, no bounce	150"
 	"test_published_periods	profiles: 3 s storms on counters refreshed every 1000/2000 ms (table, learnt, forced)	200"
@@ -532,6 +600,7 @@ TESTS=(
 	"test_setpfc_rate_limited	profiles: a failing setpfc is retried with a doubling gap"
 	"test_counter_reset_and_swap	profiles: counters reset mid-storm, swapped counters"
 	"test_pause_duration	profiles: pause-duration counters see a storm of sparse XOFF"
+	"test_pause_duration_live	profiles: live pause durations under mlxsw's name (read while busy only)"
 	"test_nic_prevention	profiles: the NIC's own storm prevention as a generated-storm source"
 )
 
