@@ -5,12 +5,14 @@
  *   main.c          global options, dispatch, help
  *   genl.c          generic netlink on libmnl: family, requests, errors
  *   port.c          replies parsed into struct port_info; names and keys
- *   show.c          show, stats
+ *   ports_get.c     one port, or a dump of them all
+ *   show.c          show, and the stats tables
+ *   stats.c         stats: dispatch to its subcommands; stats clear
  *   check.c         stats --check-storm
  *   history.c       history
  *   metrics.c       metrics (Prometheus text format)
  *   exporter.c      exporter (the metrics over HTTP)
- *   set.c           set, stats clear, restore
+ *   set.c           set, restore
  *   conf.c          the configuration file read into rules (no netlink)
  *   apply.c         apply: the rules made true on the devices
  *   rtnl.c          root qdiscs over rtnetlink, for apply
@@ -185,7 +187,7 @@ void json_port_members(const struct port_info *pi, unsigned int kind);
 void json_prio_members(const struct prio_info *pr, unsigned int kind);
 const char *port_attr_name(uint16_t type);
 
-/* ---- show.c ---- */
+/* ---- ports_get.c ---- */
 struct port_list {
 	struct port_info *v;
 	size_t n, cap;
@@ -299,6 +301,8 @@ void table_free(struct table *t);
 /* ---- commands ---- */
 int cmd_show(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
+int ports_print(int argc, char **argv, const char *cmd,
+		void (*usage)(FILE *f), unsigned int kind);
 int cmd_set(int argc, char **argv);
 int cmd_restore(int argc, char **argv);
 int cmd_stats_clear(int argc, char **argv);

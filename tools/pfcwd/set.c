@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pfcwd(8): the commands that change something - "set" (port-set),
- * "stats clear" (stats-clear) and "restore" (prio-restore).  The command
- * line is checked for syntax here (numbers, names, priority lists); ranges
- * are the kernel's to check, so that there is one set of rules and its
- * messages.  Nothing is sent unless the whole command line is good.
+ * pfcwd(8): the commands that change a port - "set" (port-set) and
+ * "restore" (prio-restore).  The command line is checked for syntax here
+ * (numbers, names, priority lists); ranges are the kernel's to check, so
+ * that there is one set of rules and its messages.  Nothing is sent unless the whole command line is good.
  *
  * Single-threaded; no locking.
  */
@@ -258,40 +257,6 @@ int cmd_set(int argc, char **argv)
 		mnl_attr_put_u32(req, PFCWD_A_PORT_DEVICE_ACTION, dev_action);
 	prio_policy_put(req, &pp);
 	snprintf(what, sizeof(what), "set dev %s", dev);
-	ret = run(&g, req, what);
-	genl_close(&g);
-	return ret;
-}
-
-int cmd_stats_clear(int argc, char **argv)
-{
-	char buf[GENL_BUF_SIZE], what[64];
-	unsigned int ifindex = 0;
-	const char *dev = NULL;
-	struct nlmsghdr *req;
-	struct genl g;
-	int ret;
-
-	for (; argc > 0; argc--, argv++) {
-		if (matches(*argv, "dev")) {
-			dev = next_arg(&argc, &argv, "dev");
-			ifindex = dev_index(dev);
-		} else if (matches(*argv, "help")) {
-			usage_stats(stdout);
-			exit(EXIT_OK);
-		} else {
-			usage_error("stats clear: unknown argument \"%s\"", *argv);
-		}
-	}
-	if (genl_open(&g)) {
-		genl_close(&g);
-		return EXIT_FAIL;
-	}
-	req = genl_msg(&g, buf, PFCWD_CMD_STATS_CLEAR, NLM_F_ACK);
-	if (ifindex)
-		mnl_attr_put_u32(req, PFCWD_A_PORT_IFINDEX, ifindex);
-	snprintf(what, sizeof(what), "stats clear%s%s", dev ? " dev " : "",
-		 dev ? dev : "");
 	ret = run(&g, req, what);
 	genl_close(&g);
 	return ret;

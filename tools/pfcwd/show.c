@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pfcwd(8): "show" (configuration and state of each port) and "stats"
- * (per-priority counters), as tables or JSON.  One port (dev DEV) is one
- * port-get request; all ports are one dump, collected before printing and
- * taken again (up to three times) if the kernel marks it inconsistent
- * (ports added or removed meanwhile), so that nothing is shown twice.
+ * (per-priority counters), as tables or JSON, from the ports get_ports()
+ * fetched (port.c).  "stats" and its subcommands are dispatched by stats.c.
  *
  * Single-threaded; no locking.
  */
@@ -15,70 +13,9 @@
 
 #include "cli.h"
 
-#define DUMP_TRIES	3
-
-static int port_list_cb(const struct nlmsghdr *nlh, void *data)
-{
-	struct port_list *l = data;
-
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 64;
-		struct port_info *v = realloc(l->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		l->v = v;
-		l->cap = cap;
-	}
-	if (port_parse(nlh, &l->v[l->n])) {
-		fprintf(stderr, "pfcwd: malformed port from the kernel\n");
-		return -EPROTO;
-	}
-	l->n++;
-	return 0;
-}
-
-/*
- * The port @ifindex, or every port of our netns when @ifindex is 0, into
- * @l (which the caller frees).  Errors are printed.
- */
-int get_ports(struct genl *g, unsigned int ifindex, const char *dev,
-	      struct port_list *l)
-{
-	char buf[GENL_BUF_SIZE], what[64];
-	struct nlmsghdr *req;
-	bool intr = false;
-	int tries, err;
-
-	if (ifindex) {
-		req = genl_msg(g, buf, PFCWD_CMD_PORT_GET, NLM_F_ACK);
-		mnl_attr_put_u32(req, PFCWD_A_PORT_IFINDEX, ifindex);
-		err = genl_run(g, req, port_list_cb, l, NULL);
-		if (err) {
-			snprintf(what, sizeof(what), "dev %s", dev);
-			genl_perror(g, what);
-		}
-		return err;
-	}
-	for (tries = 0; tries < DUMP_TRIES; tries++) {
-		l->n = 0;
-		intr = false;
-		req = genl_msg(g, buf, PFCWD_CMD_PORT_GET, NLM_F_DUMP);
-		err = genl_run(g, req, port_list_cb, l, &intr);
-		if (err) {
-			genl_perror(g, "dump of the ports");
-			return err;
-		}
-		if (!intr)
-			return 0;
-	}
-	fprintf(stderr, "pfcwd: ports kept changing during the dump; it may be inconsistent\n");
-	return 0;
-}
-
 /* Common to show and stats: [dev DEV]. */
 static unsigned int parse_dev_only(int argc, char **argv, const char *cmd,
-				   const char **dev)
+				   void (*usage)(FILE *f), const char **dev)
 {
 	unsigned int ifindex = 0;
 
@@ -88,10 +25,7 @@ static unsigned int parse_dev_only(int argc, char **argv, const char *cmd,
 			*dev = next_arg(&argc, &argv, "dev");
 			ifindex = dev_index(*dev);
 		} else if (matches(*argv, "help")) {
-			if (!strcmp(cmd, "show"))
-				usage_show(stdout);
-			else
-				usage_stats(stdout);
+			usage(stdout);
 			exit(EXIT_OK);
 		} else {
 			usage_error("%s: unknown argument \"%s\"", cmd, *argv);
@@ -484,8 +418,12 @@ static void port_json(const struct port_info *pi, unsigned int kind)
 	jw_obj_close();
 }
 
-static int show_or_stats(int argc, char **argv, const char *cmd,
-			 unsigned int kind)
+/*
+ * "show" or "stats" (@kind) [dev DEV]: the ports as tables or JSON; "help"
+ * prints @usage.
+ */
+int ports_print(int argc, char **argv, const char *cmd,
+		void (*usage)(FILE *f), unsigned int kind)
 {
 	struct port_list l = { 0 };
 	unsigned int ifindex;
@@ -495,7 +433,7 @@ static int show_or_stats(int argc, char **argv, const char *cmd,
 	size_t i;
 	int ret = EXIT_FAIL;
 
-	ifindex = parse_dev_only(argc, argv, cmd, &dev);
+	ifindex = parse_dev_only(argc, argv, cmd, usage, &dev);
 	if (genl_open(&g))
 		goto out;
 	if (get_ports(&g, ifindex, dev, &l))
@@ -527,26 +465,7 @@ void usage_show(FILE *f)
 	fprintf(f, "Usage: pfcwd show [ dev DEV ]\n");
 }
 
-void usage_stats(FILE *f)
-{
-	fprintf(f, "Usage: pfcwd stats [ dev DEV ]\n"
-		   "       pfcwd stats clear [ dev DEV ]\n"
-		   "       pfcwd stats --check-storm [ dev DEV ] [ -v | --verbose ]\n");
-}
-
 int cmd_show(int argc, char **argv)
 {
-	return show_or_stats(argc, argv, "show", AK_SHOW);
-}
-
-int cmd_stats(int argc, char **argv)
-{
-	int i;
-
-	for (i = 0; i < argc; i++)
-		if (!strcmp(argv[i], "--check-storm"))
-			return cmd_check_storm(argc, argv);
-	if (argc > 0 && matches(argv[0], "clear"))
-		return cmd_stats_clear(argc - 1, argv + 1);
-	return show_or_stats(argc, argv, "stats", AK_STATS);
+	return ports_print(argc, argv, "show", usage_show, AK_SHOW);
 }
