@@ -3,7 +3,8 @@
  * pfcwd(8): the commands that change a port - "set" (port-set) and
  * "restore" (prio-restore).  The command line is checked for syntax here
  * (numbers, names, priority lists); ranges are the kernel's to check, so
- * that there is one set of rules and its messages.  Nothing is sent unless the whole command line is good.
+ * that there is one set of rules and its messages.  Nothing is sent
+ * unless the whole command line is good.
  *
  * Single-threaded; no locking.
  */
