@@ -138,7 +138,13 @@ port_flip() {
 		echo rc1 > $PFCSIM_DFS/new_port && ip link set rc1 up &&
 			tc qdisc add dev rc1 root pfcwd &&
 			echo 10 > /sys/class/net/rc1/pfcwd/detection_time_ms &&
-			echo 3 > $PFCSIM_DFS/rc1/rx_storm
+			echo 3 > $PFCSIM_DFS/rc1/rx_storm || return
+		# Up to half a second for the storm, so that the delete comes
+		# mid-storm on a slow (debug) kernel too, not always before.
+		for _ in 1 2 3 4 5 6 7 8 9 10; do
+			[ "$(stormed_now rc1)" -gt 0 ] && break
+			sleep 0.05
+		done
 	fi
 }
 
