@@ -205,7 +205,11 @@ tap_main() {
 	for entry in "${TESTS[@]}"; do
 		IFS=$'\t' read -r fn desc tmo <<< "$entry"
 		n=$((n + 1))
-		_tap_run_case "$n" "$fn" "$desc" "${tmo:-${PFCWD_TEST_TIMEOUT:-120}}"
+		tmo=${tmo:-${PFCWD_TEST_TIMEOUT:-120}}
+		# The debug kernel (KASAN, lockdep, kmemleak) runs the same
+		# cases several times slower: each gets three times as long.
+		[[ $(uname -r) == *-pfcwd-debug ]] && tmo=$((tmo * 3))
+		_tap_run_case "$n" "$fn" "$desc" "$tmo"
 	done
 	echo "# passed: $TAP_PASS failed: $TAP_FAIL skipped: $TAP_SKIP"
 	[ "$TAP_FAIL" = 0 ]
