@@ -598,6 +598,7 @@ void pfcwd_debugfs_exit(void);
 /* net_sched/sch_pfcwd.c: the qdisc kind, registered at module load. */
 int pfcwd_sched_register(void);
 void pfcwd_sched_unregister(void);
+/* net_sched/sch_pfcwd_band.c */
 void pfcwd_sched_drop_queued(struct net_device *dev);
 
 #endif /* _PFCWD_PFCWD_H */
