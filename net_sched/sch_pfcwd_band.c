@@ -10,7 +10,8 @@
  *   sch_pfcwd_band.c  this file: the band queue (enqueue, dequeue, peek,
  *                     reset, the limit, a band's counters), the LEAF
  *                     Qdisc_ops, and pfcwd_sched_drop_queued() for the
- *                     watchdog
+ *                     watchdog: a listener of its actions
+ *                     (pfcwd_sched_listener), not called by name
  * This file calls nothing above it: it knows a pfcwd qdisc (SINGLE/ROOT or
  * LEAF) by its enqueue operation, which both Qdisc_ops share, not by the
  * upper file's ops.
@@ -498,6 +499,11 @@ void pfcwd_sched_drop_queued(struct net_device *dev)
 		spin_unlock_bh(qdisc_lock(sch));
 	}
 }
+
+/* What the band queues hear of the watchdog's actions (main.c subscribes). */
+const struct pfcwd_action_listener pfcwd_sched_listener = {
+	.drop_queued	= pfcwd_sched_drop_queued,
+};
 
 /*
  * The band queue of one TX queue under a multiqueue root; not registered

@@ -567,11 +567,39 @@ void pfcwd_action_carrier_lost(struct pfcwd_port *port, u64 at);
 u64 pfcwd_action_pfc_due(const struct pfcwd_port *port, u64 now);
 int pfcwd_action_parse(const char *buf, enum pfcwd_action *action);
 
+/*
+ * Listeners of the actions: action.c publishes what it does to a priority
+ * (the events it logs, and "drop what is queued" when a drop starts) to
+ * the listeners subscribed in its slots, never calling up into them.  The
+ * slots are filled first thing at module load and emptied last thing at
+ * unload (main.c), when no port exists, so no emitter runs while one
+ * changes.  A listener runs in the emitter's context: process, RTNL and
+ * port->lock held, !port->dead.
+ */
+enum pfcwd_listener {
+	PFCWD_LISTENER_NL,	/* nl_event.c: the "events" multicast group */
+	PFCWD_LISTENER_SCHED,	/* net_sched/sch_pfcwd_band.c: band queues */
+	PFCWD_LISTENERS,
+};
+
+struct pfcwd_action_listener {
+	/* @cmd: PFCWD_CMD_STORM_DETECTED etc.; @when: its CLOCK_MONOTONIC ns */
+	void (*event)(struct pfcwd_port *port, int prio, u8 cmd, u64 when);
+	/* a pause-rate event of direction @dir, from its stats */
+	void (*rate_event)(struct pfcwd_port *port, int prio, int dir);
+	/* the watchdog starts dropping: drop what @dev's queues hold too */
+	void (*drop_queued)(struct net_device *dev);
+};
+
+void pfcwd_action_listen(enum pfcwd_listener slot,
+			 const struct pfcwd_action_listener *l);
+
 /* netlink.c, nl_event.c */
 int pfcwd_nl_init(void);
 void pfcwd_nl_exit(void);
 void pfcwd_nl_event(struct pfcwd_port *port, int prio, u8 cmd, u64 when);
 void pfcwd_nl_rate_event(struct pfcwd_port *port, int prio, int dir);
+extern const struct pfcwd_action_listener pfcwd_nl_listener;
 
 /* ingress.c */
 void pfcwd_ingress_update(struct pfcwd_port *port);
@@ -600,5 +628,6 @@ int pfcwd_sched_register(void);
 void pfcwd_sched_unregister(void);
 /* net_sched/sch_pfcwd_band.c */
 void pfcwd_sched_drop_queued(struct net_device *dev);
+extern const struct pfcwd_action_listener pfcwd_sched_listener;
 
 #endif /* _PFCWD_PFCWD_H */
