@@ -461,14 +461,21 @@ struct pfcwd_poll_stats {
 	u64 requests;		/* polls asked for by pfcwd_poll_request() */
 };
 
-extern struct pfcwd_poll_stats pfcwd_poll_stats;
 int pfcwd_poll_init(void);
 void pfcwd_poll_exit(void);
+extern u32 pfcwd_poll_delay_us;
+
+/* poll_req.c: the poller's doorbell and grid, below what asks for a poll */
+/* Ports due this close to now are polled in the same pass. */
+#define PFCWD_POLL_SLACK_NS	(50 * NSEC_PER_USEC)
+extern struct pfcwd_poll_stats pfcwd_poll_stats;
+extern struct workqueue_struct *pfcwd_poll_wq;	/* poll.c's */
+extern struct work_struct pfcwd_poll_work;	/* poll.c's */
+extern bool pfcwd_poll_stopping;		/* poll.c's */
 void pfcwd_poll_kick(void);
 void pfcwd_poll_request(struct pfcwd_port *port, u64 now);
 u64 pfcwd_poll_granularity_ns(void);
 u64 pfcwd_poll_quiet_ns(void);
-extern u32 pfcwd_poll_delay_us;
 u64 pfcwd_poll_quiet_next(u64 now, u64 quiet);
 
 /* profile.c */
