@@ -4,9 +4,10 @@
  *
  * Objects and their rules (each file's header says more):
  *
- * struct pfcwd_port - one watched net_device (port.c).  Lives while a
- *   pfcwd qdisc is attached to the device or netlink holds it; dies with
- *   the device or the module.  Reference counted (refcnt); freed after an RCU grace period.
+ * struct pfcwd_port - one watched net_device (port.c; lifecycle.c says
+ *   when it comes and goes).  Lives while a pfcwd qdisc is attached to the
+ *   device or netlink holds it; dies with the device or the module.
+ *   Reference counted (refcnt); freed after an RCU grace period.
  *   Found by device through an RCU hash (pfcwd_port_lookup_rcu()).
  *
  * Lock order: RTNL -> pfcwd_ports_lock -> port->lock -> port->swpfc.lock
@@ -15,7 +16,7 @@
  *   RTNL         attaching and detaching, teardown, every driver call
  *                (dcbnl, stats), port->dead.  Driver calls may emit
  *                netdevice events synchronously, so pfcwd's notifier
- *                takes no port->lock for them (port.c).
+ *                takes no port->lock for them (lifecycle.c).
  *   ports_lock   the port list and hash (writers); readers use RCU.
  *   port->lock   (a mutex) cfg, the per-priority state machines and
  *                their bookkeeping (mitigation applied, pfc bits cleared).
@@ -423,18 +424,15 @@ struct pfcwd_port {
 	struct pfcwd_swpfc swpfc;	/* software PFC, see swpfc.c */
 };
 
-/* port.c */
+/* port.c: the port object */
 extern struct mutex pfcwd_ports_lock;
 extern struct list_head pfcwd_ports;
 extern unsigned int pfcwd_nr_ports;
 extern unsigned int pfcwd_nr_userns_ports;
 extern unsigned int pfcwd_ports_gen;
-struct pfcwd_port *pfcwd_port_attach(struct net_device *dev,
-				     struct netlink_ext_ack *extack);
-void pfcwd_port_detach(struct pfcwd_port *port);
-struct pfcwd_port *pfcwd_port_hold(struct net_device *dev,
-				   struct netlink_ext_ack *extack);
-void pfcwd_port_release(struct pfcwd_port *port);
+struct pfcwd_port *pfcwd_port_create(struct net_device *dev);
+void pfcwd_port_link(struct pfcwd_port *port);
+void pfcwd_port_unlink(struct pfcwd_port *port);
 struct pfcwd_port *pfcwd_port_get(const struct net_device *dev);
 void pfcwd_port_put(struct pfcwd_port *port);
 bool pfcwd_port_link_read(struct pfcwd_port *port, struct pfcwd_link *link);
@@ -448,6 +446,14 @@ void pfcwd_port_storm_config(const struct pfcwd_port *port,
 void pfcwd_port_prio_config(const struct pfcwd_port *port, int p,
 			    const struct pfcwd_storm_config *base,
 			    struct pfcwd_storm_config *scfg);
+
+/* lifecycle.c: ports come and go (above port.c and what a port is made of) */
+struct pfcwd_port *pfcwd_port_attach(struct net_device *dev,
+				     struct netlink_ext_ack *extack);
+void pfcwd_port_detach(struct pfcwd_port *port);
+struct pfcwd_port *pfcwd_port_hold(struct net_device *dev,
+				   struct netlink_ext_ack *extack);
+void pfcwd_port_release(struct pfcwd_port *port);
 int pfcwd_port_init(void);
 void pfcwd_port_exit(void);
 
