@@ -122,29 +122,6 @@ static void pfcwd_publish_drop(struct pfcwd_port *port)
 	}
 }
 
-static const char * const pfcwd_device_action_names[] = {
-	[PFCWD_DEVICE_ACTION_AUTO] = "auto",
-	[PFCWD_DEVICE_ACTION_ON] = "on",
-	[PFCWD_DEVICE_ACTION_OFF] = "off",
-};
-
-const char *pfcwd_device_action_name(enum pfcwd_device_action da)
-{
-	return da < ARRAY_SIZE(pfcwd_device_action_names) ?
-	       pfcwd_device_action_names[da] : "unknown";
-}
-
-/* Parses "auto", "on" or "off" (one trailing newline allowed). */
-int pfcwd_device_action_parse(const char *buf, enum pfcwd_device_action *da)
-{
-	int i = sysfs_match_string(pfcwd_device_action_names, buf);
-
-	if (i < 0)
-		return -EINVAL;
-	*da = i;
-	return 0;
-}
-
 /**
  * pfcwd_action_device_pfc - may mitigation take priorities out of pfc_en?
  * @port: the port; port->lock held (or a racy read for display)
@@ -172,29 +149,6 @@ bool pfcwd_action_device_pfc(const struct pfcwd_port *port)
 		       pfcwd_port_source(port) != PFCWD_SOURCE_TXQ &&
 		       !READ_ONCE(port->setpfc_hurts);
 	}
-}
-
-static const char * const pfcwd_action_names[] = {
-	[PFCWD_ACTION_DROP] = "drop",
-	[PFCWD_ACTION_FORWARD] = "forward",
-	[PFCWD_ACTION_ALERT] = "alert",
-};
-
-const char *pfcwd_action_name(enum pfcwd_action action)
-{
-	return action < ARRAY_SIZE(pfcwd_action_names) ?
-	       pfcwd_action_names[action] : "unknown";
-}
-
-/* Parses "drop", "forward" or "alert" (one trailing newline allowed). */
-int pfcwd_action_parse(const char *buf, enum pfcwd_action *action)
-{
-	int i = sysfs_match_string(pfcwd_action_names, buf);
-
-	if (i < 0)
-		return -EINVAL;
-	*action = i;
-	return 0;
 }
 
 /* "pfcwd: DEV ..." at KERN_NOTICE, rate limited per port. */

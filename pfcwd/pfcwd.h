@@ -572,13 +572,15 @@ int pfcwd_action_restore(struct pfcwd_port *port, u8 prios);
 void pfcwd_action_last(const struct pfcwd_prio *pp, u64 *tx_dropped,
 		       u64 *rx_dropped, u64 *tx_forwarded);
 void pfcwd_action_clear_stats(struct pfcwd_prio *pp);
-const char *pfcwd_action_name(enum pfcwd_action action);
 bool pfcwd_action_device_pfc(const struct pfcwd_port *port);
-const char *pfcwd_device_action_name(enum pfcwd_device_action da);
-int pfcwd_device_action_parse(const char *buf, enum pfcwd_device_action *da);
 void pfcwd_action_carrier_lost(struct pfcwd_port *port, u64 at);
 u64 pfcwd_action_pfc_due(const struct pfcwd_port *port, u64 now);
+
+/* action_name.c: the names of actions and device-actions */
+const char *pfcwd_action_name(enum pfcwd_action action);
 int pfcwd_action_parse(const char *buf, enum pfcwd_action *action);
+const char *pfcwd_device_action_name(enum pfcwd_device_action da);
+int pfcwd_device_action_parse(const char *buf, enum pfcwd_device_action *da);
 
 /*
  * Listeners of the actions: action.c publishes what it does to a priority
