@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Port lifecycle: when a net_device becomes a port of pfcwd and when it
- * stops being one.  The layer above everything a port is made of: it calls
- * down into the port object (port.c), its sources, software PFC, the
- * actions, sysfs and the poller's doorbell, and nothing of those calls it
- * (the qdisc and netlink, above it, do).
+ * stops being one.  The layer above everything a port is made of: it
+ * creates a port (allocation, initial configuration and state, the
+ * source probe, the first link read) and calls down into the port object
+ * (port.c, port_cfg.c), its sources, software PFC, the actions, sysfs and
+ * the poller's doorbell; nothing of those calls it (the qdisc and
+ * netlink, above it, do).
  *
  * A port is created when the first pfcwd qdisc attaches to a device or when
  * netlink enables it (port-set with enabled 1: the port is then "held"),
@@ -38,10 +40,58 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/rtnetlink.h>
+#include <linux/slab.h>
 #include <linux/user_namespace.h>
 #include <net/netlink.h>
 
 #include "pfcwd.h"
+
+/*
+ * A new port for @dev, not linked in yet.  RTNL held, process context
+ * (the driver is probed and read).  Return: the port with one reference
+ * (the list's, once linked), or NULL.
+ */
+static struct pfcwd_port *pfcwd_port_create(struct net_device *dev)
+{
+	struct pfcwd_link link;
+	struct pfcwd_port *port;
+	int p;
+
+	port = kzalloc(sizeof(*port), GFP_KERNEL);
+	if (!port)
+		return NULL;
+	refcount_set(&port->refcnt, 1);
+	pfcwd_ectr_init(port);
+	mutex_init(&port->lock);
+	spin_lock_init(&port->push_lock);
+	port->dev = dev;
+	strscpy(port->name, dev->name, sizeof(port->name));
+	ratelimit_state_init(&port->log_rs, 5 * HZ, 40);
+	port->next_poll = 0;
+
+	port->cfg.detect_ms = READ_ONCE(pfcwd_params.detect_ms);
+	port->cfg.restore_ms = READ_ONCE(pfcwd_params.restore_ms);
+	port->cfg.action = READ_ONCE(pfcwd_params.action);
+	port->cfg.rate_window_ms = PFCWD_RATE_WINDOW_MS_DEFAULT;
+	port->cfg.enabled = true;
+	for (p = 0; p < PFCWD_NUM_PRIO; p++) {
+		u64 now = ktime_get_ns();
+
+		pfcwd_storm_init(&port->prio[p].sm);
+		pfcwd_hist_pause_init(&port->prio[p].paused_est, now);
+		pfcwd_hist_ring_init(&port->prio[p].storms);
+		pfcwd_hist_pause_init(&port->swpfc.prio[p].paused, now);
+		pfcwd_hist_pause_init(&port->prio[p].push.paused, now);
+	}
+
+	pfcwd_source_probe(port);
+	port->cfg.prios = port->has_dcb ? port->pfc_en : PFCWD_DEFAULT_PRIOS;
+	pfcwd_port_read_link(port, &link);
+	pfcwd_port_link_apply(port, &link);
+	netdev_hold(dev, &port->dev_tracker, GFP_KERNEL);
+	pfcwd_swpfc_start(port);
+	return port;
+}
 
 /*
  * Undoes what pfcwd did to the device and unlinks the port.  RTNL held.

@@ -430,12 +430,14 @@ extern struct list_head pfcwd_ports;
 extern unsigned int pfcwd_nr_ports;
 extern unsigned int pfcwd_nr_userns_ports;
 extern unsigned int pfcwd_ports_gen;
-struct pfcwd_port *pfcwd_port_create(struct net_device *dev);
 void pfcwd_port_link(struct pfcwd_port *port);
 void pfcwd_port_unlink(struct pfcwd_port *port);
 struct pfcwd_port *pfcwd_port_get(const struct net_device *dev);
 void pfcwd_port_put(struct pfcwd_port *port);
+void pfcwd_port_read_link(struct pfcwd_port *port, struct pfcwd_link *link);
 bool pfcwd_port_link_read(struct pfcwd_port *port, struct pfcwd_link *link);
+
+/* port_cfg.c: the port as the state machines see it */
 void pfcwd_port_link_apply(struct pfcwd_port *port,
 			   const struct pfcwd_link *link);
 void pfcwd_port_rate_config(const struct pfcwd_port *port,

@@ -2,25 +2,22 @@
 /*
  * The port object: a net_device watched by pfcwd.
  *
- * Allocation and initial state (pfcwd_port_create()), the reference count
- * (pfcwd_port_get()/put(): the memory goes with the last reference, after
- * an RCU grace period), the list and hash of ports (pfcwd_port_link() and
- * unlink()), the link as the port sees it (read from the device, applied
- * to the state machines) and the configuration in force as the state
- * machines take it (storm, priority and pause-rate configuration).  When
- * a port is created, linked and removed is lifecycle.c's, above this
- * file: this file never calls it, nor sysfs, netlink or the poller.
+ * The reference count (pfcwd_port_get()/put(): the memory goes with the
+ * last reference, after an RCU grace period), the list and hash of ports
+ * (pfcwd_port_link() and unlink()) and the link as read from the device.
+ * The bottom of the port layers: this file calls nothing of pfcwd's.
+ * Creating, linking and removing a port is lifecycle.c's; the port as the
+ * state machines see it (the link applied, the configuration in force)
+ * is port_cfg.c's; both are above this file.
  *
  * Locking and context (see pfcwd.h for the order RTNL -> ports_lock ->
  * port->lock):
- *  - create, link and unlink run in process context under RTNL (called by
- *    lifecycle.c); link and unlink take pfcwd_ports_lock to change the
- *    list and the hash.
+ *  - link and unlink run in process context under RTNL (called by
+ *    lifecycle.c) and take pfcwd_ports_lock to change the list and the
+ *    hash.
  *  - pfcwd_port_get() may run in any context: an RCU lookup and a
  *    refcount_inc_not_zero().
- *  - the link is read under RTNL, never port->lock (the driver is called),
- *    and applied under port->lock; the configuration accessors run under
- *    port->lock (see each).
+ *  - the link is read under RTNL, never port->lock (the driver is called).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -110,10 +107,10 @@ static u64 pfcwd_port_ring_drain_ns(struct pfcwd_port *port, u32 speed)
 
 /*
  * The link, from the device (driver calls), and what the notifier saw of
- * it since the last read: RTNL held, never port->lock.
+ * it since the last read: RTNL held, never port->lock.  Also for a port
+ * being created (lifecycle.c), which has no event to read yet.
  */
-static void pfcwd_port_read_link(struct pfcwd_port *port,
-				 struct pfcwd_link *link)
+void pfcwd_port_read_link(struct pfcwd_port *port, struct pfcwd_link *link)
 {
 	struct ethtool_link_ksettings ks;
 	u32 speed = SPEED_10000;
@@ -144,177 +141,6 @@ bool pfcwd_port_link_read(struct pfcwd_port *port, struct pfcwd_link *link)
 		return false;
 	pfcwd_port_read_link(port, link);
 	return true;
-}
-
-/**
- * pfcwd_port_link_apply - the state machines' view of a link read
- * @port: the port; port->lock held (or not visible yet)
- * @link: what pfcwd_port_link_read() found
- *
- * Pause continuity from the link speed (storm.h), the link state, and a
- * carrier loss that pfcwd's own setpfc may have caused.
- */
-void pfcwd_port_link_apply(struct pfcwd_port *port,
-			   const struct pfcwd_link *link)
-{
-	bool was_up = port->link_up;
-
-	/* 65535 quanta of 512 bit times at the link's speed, in ns */
-	port->hold_ns = div_u64(65535ULL * 512 * 1000, link->speed);
-	pfcwd_swpfc_set_speed(port, link->speed);
-	port->link_up = link->up;
-	if (link->lost_at)
-		pfcwd_action_carrier_lost(port, link->lost_at);
-	else if (was_up && !link->up)
-		pfcwd_action_carrier_lost(port, ktime_get_ns());
-	port->reprime = true;
-	WRITE_ONCE(port->quiet, false);
-}
-
-/*
- * The pause-rate configuration of both directions: measured over buckets
- * no finer than the counters' refresh period.
- */
-void pfcwd_port_rate_config(const struct pfcwd_port *port,
-			    struct pfcwd_rate_config rate[PFCWD_RATE_DIRS])
-{
-	const struct pfcwd_config *cfg = &port->cfg;
-	u64 refresh, window;
-	int d;
-
-	BUILD_BUG_ON((int)PFCWD_RATE_DIR_RX != (int)PFCWD_RATE_RX ||
-		     (int)PFCWD_RATE_DIR_TX != (int)PFCWD_RATE_TX);
-	pfcwd_source_refresh(port, &refresh, &window);
-	for (d = 0; d < PFCWD_RATE_DIRS; d++) {
-		rate[d].threshold = d == PFCWD_RATE_DIR_RX ? cfg->rate_rx :
-							     cfg->rate_tx;
-		rate[d].window_ns = (u64)cfg->rate_window_ms * NSEC_PER_MSEC;
-		rate[d].refresh_ns = refresh;
-		rate[d].refresh_window_ns = window;
-		rate[d].bucket_ns = pfcwd_rate_bucket_ns(refresh);
-	}
-}
-
-/* The pause-rate window in force (pause_rate.h); port->lock held. */
-u64 pfcwd_port_rate_window_ns(const struct pfcwd_port *port)
-{
-	struct pfcwd_rate_config rate[PFCWD_RATE_DIRS];
-
-	pfcwd_port_rate_config(port, rate);
-	return pfcwd_rate_window_ns(&rate[PFCWD_RATE_DIR_RX]);
-}
-
-void pfcwd_port_storm_config(const struct pfcwd_port *port,
-			     struct pfcwd_storm_config *scfg)
-{
-	const struct pfcwd_config *cfg = &port->cfg;
-
-	scfg->detect_ns = (u64)cfg->detect_ms * NSEC_PER_MSEC;
-	scfg->restore_ns = (u64)cfg->restore_ms * NSEC_PER_MSEC;
-	scfg->warn_ns = (u64)cfg->warn_ms * NSEC_PER_MSEC;
-	pfcwd_source_refresh(port, &scfg->refresh_ns, &scfg->refresh_window_ns);
-	scfg->hold_ns = port->hold_ns + 2 * pfcwd_source_fine_ns(port);
-	scfg->storm_window_ns = (u64)READ_ONCE(pfcwd_params.storm_window_ms) *
-				NSEC_PER_MSEC;
-	scfg->slow_window_ns = (u64)READ_ONCE(pfcwd_params.slow_window_ms) *
-			       NSEC_PER_MSEC;
-	scfg->storm_limit = cfg->storm_limit;
-	/* The pure code's backoff bounds are the ones the uAPI documents. */
-	BUILD_BUG_ON(PFCWD_STORM_BACKOFF_MAX != PFCWD_BACKOFF_LEVEL_MAX);
-	BUILD_BUG_ON(PFCWD_STORM_BACKOFF_CAP_NS !=
-		     (u64)PFCWD_BACKOFF_MAX_MS * NSEC_PER_MSEC);
-	scfg->backoff = cfg->backoff;
-	pfcwd_port_rate_config(port, scfg->rate);
-	scfg->slow_threshold = READ_ONCE(pfcwd_params.slow_threshold);
-	scfg->disables_pfc = pfcwd_action_device_pfc(port) &&
-			     cfg->action != PFCWD_ACTION_ALERT;
-	scfg->stall_only = pfcwd_port_source(port) == PFCWD_SOURCE_TXQ;
-	/* A queue of a saturated link stops while half its ring drains. */
-	scfg->stall_min_ns = min(scfg->hold_ns, scfg->detect_ns / 4);
-}
-
-/**
- * pfcwd_port_prio_config - one priority's storm configuration
- * @port: the port; port->lock held
- * @p: the priority
- * @base: the port's, from pfcwd_port_storm_config()
- * @scfg: @base with @p's overrides of T0, T1, the warning time and the
- *	action (whether it clears pfc_en: the storm in progress's action,
- *	else the next storm's)
- */
-void pfcwd_port_prio_config(const struct pfcwd_port *port, int p,
-			    const struct pfcwd_storm_config *base,
-			    struct pfcwd_storm_config *scfg)
-{
-	const struct pfcwd_config *cfg = &port->cfg;
-	const struct pfcwd_prio *pp = &port->prio[p];
-	struct pfcwd_storm_override ovr = {};
-	enum pfcwd_action action;
-
-	*scfg = *base;
-	if (!cfg->ovr[p])
-		return;
-	if (cfg->ovr[p] & PFCWD_PRIO_OVR_DETECT)
-		ovr.detect_ns = (u64)cfg->prio_detect_ms[p] * NSEC_PER_MSEC;
-	if (cfg->ovr[p] & PFCWD_PRIO_OVR_RESTORE)
-		ovr.restore_ns = (u64)cfg->prio_restore_ms[p] * NSEC_PER_MSEC;
-	if (cfg->ovr[p] & PFCWD_PRIO_OVR_WARN) {
-		ovr.warn_set = true;
-		ovr.warn_ns = (u64)cfg->prio_warn_ms[p] * NSEC_PER_MSEC;
-	}
-	pfcwd_storm_config_prio(scfg, &ovr);
-	action = pp->mitigating ? pp->applied : pfcwd_cfg_prio_action(cfg, p);
-	scfg->disables_pfc = pfcwd_action_device_pfc(port) &&
-			     action != PFCWD_ACTION_ALERT;
-}
-
-/**
- * pfcwd_port_create - a new port object for @dev, not linked in yet
- * @dev: the device
- *
- * RTNL held, process context (the driver is probed and read).  Return:
- * the port with one reference (the list's, once linked), or NULL.
- */
-struct pfcwd_port *pfcwd_port_create(struct net_device *dev)
-{
-	struct pfcwd_link link;
-	struct pfcwd_port *port;
-	int p;
-
-	port = kzalloc(sizeof(*port), GFP_KERNEL);
-	if (!port)
-		return NULL;
-	refcount_set(&port->refcnt, 1);
-	pfcwd_ectr_init(port);
-	mutex_init(&port->lock);
-	spin_lock_init(&port->push_lock);
-	port->dev = dev;
-	strscpy(port->name, dev->name, sizeof(port->name));
-	ratelimit_state_init(&port->log_rs, 5 * HZ, 40);
-	port->next_poll = 0;
-
-	port->cfg.detect_ms = READ_ONCE(pfcwd_params.detect_ms);
-	port->cfg.restore_ms = READ_ONCE(pfcwd_params.restore_ms);
-	port->cfg.action = READ_ONCE(pfcwd_params.action);
-	port->cfg.rate_window_ms = PFCWD_RATE_WINDOW_MS_DEFAULT;
-	port->cfg.enabled = true;
-	for (p = 0; p < PFCWD_NUM_PRIO; p++) {
-		u64 now = ktime_get_ns();
-
-		pfcwd_storm_init(&port->prio[p].sm);
-		pfcwd_hist_pause_init(&port->prio[p].paused_est, now);
-		pfcwd_hist_ring_init(&port->prio[p].storms);
-		pfcwd_hist_pause_init(&port->swpfc.prio[p].paused, now);
-		pfcwd_hist_pause_init(&port->prio[p].push.paused, now);
-	}
-
-	pfcwd_source_probe(port);
-	port->cfg.prios = port->has_dcb ? port->pfc_en : PFCWD_DEFAULT_PRIOS;
-	pfcwd_port_read_link(port, &link);
-	pfcwd_port_link_apply(port, &link);
-	netdev_hold(dev, &port->dev_tracker, GFP_KERNEL);
-	pfcwd_swpfc_start(port);
-	return port;
 }
 
 /**
