@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the two halves of the pfcwd qdisc share: the band queue
- * (sch_pfcwd.c, one per TX queue, or the whole qdisc on a single-queue
- * device or under another qdisc) and the multiqueue root that grafts one
- * band queue per TX queue (sch_pfcwd_mq.c).
+ * What the three layers of the pfcwd qdisc share, from the bottom up: the
+ * band queue (sch_pfcwd_band.c, one per TX queue, or the whole qdisc on a
+ * single-queue device or under another qdisc), the multiqueue root that
+ * grafts one band queue per TX queue (sch_pfcwd_mq.c), and the qdisc the
+ * user adds (sch_pfcwd.c).  Each calls only the ones below it.
  */
 #ifndef _SCH_PFCWD_H
 #define _SCH_PFCWD_H
@@ -53,11 +54,18 @@ struct pfcwd_sched {
 
 extern struct Qdisc_ops pfcwd_leaf_ops;
 
-/* sch_pfcwd.c */
+/* sch_pfcwd_band.c: the band queue, for sch_pfcwd_mq.c and sch_pfcwd.c. */
+int pfcwd_sched_enqueue(struct sk_buff *skb, struct Qdisc *sch,
+			struct sk_buff **to_free);
+struct sk_buff *pfcwd_sched_dequeue(struct Qdisc *sch);
+struct sk_buff *pfcwd_sched_peek(struct Qdisc *sch);
+void pfcwd_sched_reset(struct Qdisc *sch);
+void pfcwd_sched_init_bands(struct Qdisc *sch, enum pfcwd_sched_role role);
 void pfcwd_sched_set_limit(struct Qdisc *sch, u32 limit);
 void pfcwd_sched_band_stats(struct Qdisc *sch, unsigned int prio,
 			    struct gnet_stats_basic_sync *bstats,
 			    struct gnet_stats_queue *qstats, __u32 *qlen);
+int pfcwd_sched_dump_opts(struct Qdisc *sch, struct sk_buff *skb);
 
 /* sch_pfcwd_mq.c: the ROOT role, called by the ops of sch_pfcwd.c. */
 int pfcwd_mq_init(struct Qdisc *sch, u32 limit,

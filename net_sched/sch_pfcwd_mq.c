@@ -13,8 +13,8 @@
  * holds back only itself; it also lets CPUs transmitting on different
  * queues run without sharing a lock.  pfcwd does the same: the root holds
  * no packets; at attach it grafts a band queue (the LEAF role of
- * sch_pfcwd.c, eight priority bands, drop/forward, software PFC) on every
- * TX queue.  The core picks a packet's TX queue before any qdisc sees it
+ * sch_pfcwd_band.c, eight priority bands, drop/forward, software PFC) on
+ * every TX queue.  The core picks a packet's TX queue before any qdisc sees it
  * (the driver's ndo_select_queue, XPS, or the hash within the queues of
  * the traffic class that skb->priority maps to), so a leaf only sees the
  * packets of its queue and cannot move them to another; within it, the

@@ -41,11 +41,19 @@
  * succeeds or the operator changes the bit himself; failures are counted
  * (port->setpfc_errors) and logged.
  *
- * Every event is logged and sent to netlink listeners (nl_event.c), and
- * every storm is recorded in its priority's history ring (history.c):
- * begun at detection, ended with how it ended.
+ * Every event is logged and published to the listeners subscribed in
+ * pfcwd_listeners[] (pfcwd_action_listen(): the netlink events of
+ * nl_event.c, and the qdisc's band queues, told to drop what is queued
+ * when a drop starts), and every storm is recorded in its priority's
+ * history ring (history.c): begun at detection, ended with how it ended.
+ * Events go one way: this file calls no listener by name.
  *
- * Context: process, with RTNL and port->lock held (the device is called).
+ * Context: process, with RTNL and port->lock held (the device is called);
+ * the listeners are called in that same context, where the direct calls
+ * were.  pfcwd_listeners[] is written only at module load, before any
+ * port exists, and at unload, after the last one went (main.c): no
+ * emitter runs while it changes, so it needs no lock (READ_ONCE and
+ * WRITE_ONCE only say it is shared).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -60,27 +68,58 @@
 /* A carrier loss this soon after pfcwd's own setpfc is taken as its doing. */
 #define PFCWD_SETPFC_BOUNCE_NS	(2 * NSEC_PER_SEC)
 
-static const char * const pfcwd_device_action_names[] = {
-	[PFCWD_DEVICE_ACTION_AUTO] = "auto",
-	[PFCWD_DEVICE_ACTION_ON] = "on",
-	[PFCWD_DEVICE_ACTION_OFF] = "off",
-};
+static const struct pfcwd_action_listener *pfcwd_listeners[PFCWD_LISTENERS];
 
-const char *pfcwd_device_action_name(enum pfcwd_device_action da)
+/**
+ * pfcwd_action_listen - subscribe (or, with @l NULL, unsubscribe) a listener
+ * @slot: its slot
+ * @l: what it listens with; NULL callbacks are not called
+ *
+ * Module load and unload only, while no port exists (see above).
+ */
+void pfcwd_action_listen(enum pfcwd_listener slot,
+			 const struct pfcwd_action_listener *l)
 {
-	return da < ARRAY_SIZE(pfcwd_device_action_names) ?
-	       pfcwd_device_action_names[da] : "unknown";
+	WRITE_ONCE(pfcwd_listeners[slot], l);
 }
 
-/* Parses "auto", "on" or "off" (one trailing newline allowed). */
-int pfcwd_device_action_parse(const char *buf, enum pfcwd_device_action *da)
+/* An event of @prio to every listener; RTNL and port->lock held. */
+static void pfcwd_publish(struct pfcwd_port *port, int prio, u8 cmd, u64 when)
 {
-	int i = sysfs_match_string(pfcwd_device_action_names, buf);
+	const struct pfcwd_action_listener *l;
+	int i;
 
-	if (i < 0)
-		return -EINVAL;
-	*da = i;
-	return 0;
+	for (i = 0; i < PFCWD_LISTENERS; i++) {
+		l = READ_ONCE(pfcwd_listeners[i]);
+		if (l && l->event)
+			l->event(port, prio, cmd, when);
+	}
+}
+
+/* A pause-rate event of @prio, direction @dir; RTNL and port->lock held. */
+static void pfcwd_publish_rate(struct pfcwd_port *port, int prio, int dir)
+{
+	const struct pfcwd_action_listener *l;
+	int i;
+
+	for (i = 0; i < PFCWD_LISTENERS; i++) {
+		l = READ_ONCE(pfcwd_listeners[i]);
+		if (l && l->rate_event)
+			l->rate_event(port, prio, dir);
+	}
+}
+
+/* A drop starts on @port: drop what is queued; RTNL and port->lock held. */
+static void pfcwd_publish_drop(struct pfcwd_port *port)
+{
+	const struct pfcwd_action_listener *l;
+	int i;
+
+	for (i = 0; i < PFCWD_LISTENERS; i++) {
+		l = READ_ONCE(pfcwd_listeners[i]);
+		if (l && l->drop_queued)
+			l->drop_queued(port->dev);
+	}
 }
 
 /**
@@ -110,29 +149,6 @@ bool pfcwd_action_device_pfc(const struct pfcwd_port *port)
 		       pfcwd_port_source(port) != PFCWD_SOURCE_TXQ &&
 		       !READ_ONCE(port->setpfc_hurts);
 	}
-}
-
-static const char * const pfcwd_action_names[] = {
-	[PFCWD_ACTION_DROP] = "drop",
-	[PFCWD_ACTION_FORWARD] = "forward",
-	[PFCWD_ACTION_ALERT] = "alert",
-};
-
-const char *pfcwd_action_name(enum pfcwd_action action)
-{
-	return action < ARRAY_SIZE(pfcwd_action_names) ?
-	       pfcwd_action_names[action] : "unknown";
-}
-
-/* Parses "drop", "forward" or "alert" (one trailing newline allowed). */
-int pfcwd_action_parse(const char *buf, enum pfcwd_action *action)
-{
-	int i = sysfs_match_string(pfcwd_action_names, buf);
-
-	if (i < 0)
-		return -EINVAL;
-	*action = i;
-	return 0;
 }
 
 /* "pfcwd: DEV ..." at KERN_NOTICE, rate limited per port. */
@@ -337,7 +353,7 @@ static void pfcwd_action_apply(struct pfcwd_port *port, int prio, bool tx)
 			   PFCWD_DP_DROP : PFCWD_DP_FORWARD);
 		/* What is queued behind a queue that stays stopped, too. */
 		if (action == PFCWD_ACTION_DROP)
-			pfcwd_sched_drop_queued(port->dev);
+			pfcwd_publish_drop(port);
 	}
 	/* Software PFC: a band held by a pause is no longer held. */
 	pfcwd_swpfc_kick(port);
@@ -509,16 +525,16 @@ static void pfcwd_action_prio_events(struct pfcwd_port *port, int prio,
 		pfcwd_action_hist_end(port, prio, PFCWD_HIST_RESTORED,
 				      st->last_restored_at);
 		pfcwd_log_restored(port, prio, "");
-		pfcwd_nl_event(port, prio, PFCWD_CMD_STORM_RESTORED,
-			       st->last_restored_at);
+		pfcwd_publish(port, prio, PFCWD_CMD_STORM_RESTORED,
+			      st->last_restored_at);
 	}
 	if (events & PFCWD_EV_WARNING) {
 		pfcwd_log(port,
 			  "prio %d: PFC storm warning, no action (paused %u ms, T0 %u ms)\n",
 			  prio, pfcwd_ms(st->last_warn_paused_ns),
 			  pfcwd_cfg_prio_detect(&port->cfg, prio));
-		pfcwd_nl_event(port, prio, PFCWD_CMD_STORM_WARNING,
-			       st->last_warned_at);
+		pfcwd_publish(port, prio, PFCWD_CMD_STORM_WARNING,
+			      st->last_warned_at);
 	}
 	if (events & PFCWD_EV_DETECTED) {
 		pfcwd_action_apply(port, prio, false);
@@ -530,8 +546,8 @@ static void pfcwd_action_prio_events(struct pfcwd_port *port, int prio,
 			  "prio %d: PFC storm detected, action %s (paused %u ms)\n",
 			  prio, pfcwd_action_name(pp->applied),
 			  pfcwd_ms(st->last_paused_ns));
-		pfcwd_nl_event(port, prio, PFCWD_CMD_STORM_DETECTED,
-			       st->last_detected_at);
+		pfcwd_publish(port, prio, PFCWD_CMD_STORM_DETECTED,
+			      st->last_detected_at);
 	}
 	if (events & PFCWD_EV_TX_STORM) {
 		u64 now = ktime_get_ns();
@@ -545,7 +561,7 @@ static void pfcwd_action_prio_events(struct pfcwd_port *port, int prio,
 			  "pause sent, nothing received",
 			  pp->applied == PFCWD_ACTION_ALERT ?
 			  "alert only" : "pause generation stopped");
-		pfcwd_nl_event(port, prio, PFCWD_CMD_TX_STORM, now);
+		pfcwd_publish(port, prio, PFCWD_CMD_TX_STORM, now);
 	}
 	if (events & PFCWD_EV_LATCHED) {
 		pfcwd_hist_storm_latch(&pp->storms, pp->sm.latch);
@@ -557,8 +573,8 @@ static void pfcwd_action_prio_events(struct pfcwd_port *port, int prio,
 		pfcwd_log(port,
 			  "prio %d: slow receiver: sending more than %u pause frames/s\n",
 			  prio, READ_ONCE(pfcwd_params.slow_threshold));
-		pfcwd_nl_event(port, prio, PFCWD_CMD_SLOW_RECEIVER,
-			       ktime_get_ns());
+		pfcwd_publish(port, prio, PFCWD_CMD_SLOW_RECEIVER,
+			      ktime_get_ns());
 	}
 	for (d = 0; d < PFCWD_RATE_DIRS; d++) {
 		const struct pfcwd_rate_stats *rs = &st->rate[d];
@@ -572,7 +588,7 @@ static void pfcwd_action_prio_events(struct pfcwd_port *port, int prio,
 			  rs->last_rate, pfcwd_ms(rs->last_duration_ns),
 			  d == PFCWD_RATE_DIR_RX ? port->cfg.rate_rx :
 						   port->cfg.rate_tx);
-		pfcwd_nl_rate_event(port, prio, d);
+		pfcwd_publish_rate(port, prio, d);
 	}
 }
 
@@ -614,7 +630,7 @@ int pfcwd_action_restore(struct pfcwd_port *port, u8 prios)
 		pfcwd_action_undo(port, p);
 		pfcwd_action_hist_end(port, p, PFCWD_HIST_BY_HAND, now);
 		pfcwd_log_restored(port, p, " by hand");
-		pfcwd_nl_event(port, p, PFCWD_CMD_STORM_RESTORED, now);
+		pfcwd_publish(port, p, PFCWD_CMD_STORM_RESTORED, now);
 		n++;
 	}
 	if (n)

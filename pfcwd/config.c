@@ -22,6 +22,13 @@
  * storm in progress among them (a new T1 restores T1 after its last
  * XOFF); a new action applies from the next storm.
  *
+ * Layering: applying a change calls down into the actions (forgetting
+ * priorities), software PFC (whether pauses are honoured) and the
+ * poller's doorbell (poll_req.c); it is called only from above - sysfs,
+ * the qdisc's options and netlink's port-set - never by the port object,
+ * the sources, the poller or the actions, so events flow one way through
+ * it.
+ *
  * Context: process.  pfcwd_config_check() needs no lock;
  * pfcwd_port_configure() runs with RTNL and port->lock held.
  */

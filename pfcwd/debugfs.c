@@ -21,7 +21,7 @@
  * (detected_at_ns, restored_at_ns: CLOCK_MONOTONIC times of the last
  * detection/restoration; flush_breaks: flushes of the priority's queued
  * packets that stopped at their budget to let other work run,
- * net_sched/sch_pfcwd.c)
+ * net_sched/sch_pfcwd_band.c)
  * and, for a port with software PFC, its "DEV swpfc" and "DEV swprio P"
  * lines (swpfc.c).
  *

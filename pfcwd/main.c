@@ -2,10 +2,17 @@
 /*
  * pfcwd - PFC storm watchdog for lossless Ethernet.
  *
- * Module entry: brings up the parts of pfcwd.ko in order (poller, the
- * ingress hook's DCB notifier, port lifecycle, debugfs, then the netlink
- * family and the qdisc kind, which create ports) and takes them down in
- * reverse.  Process context only (module load and unload).
+ * Module entry: brings up the parts of pfcwd.ko in order (the listeners of
+ * the actions, poller, the ingress hook's DCB notifier, port lifecycle,
+ * debugfs, then the netlink family and the qdisc kind, which create ports)
+ * and takes them down in reverse.  Process context only (module load and
+ * unload).
+ *
+ * The listeners (the netlink events, the qdisc's band queues) subscribe to
+ * the actions first and unsubscribe last: actions run on ports only, and
+ * no port exists before the netlink family or the qdisc kind is
+ * registered, nor after pfcwd_port_exit(), so every event is heard
+ * exactly as when action.c called them directly.
  *
  * The two registrations users can reach come last, and the qdisc kind
  * last of all.  While pfcwd_init() runs the module is COMING, which
@@ -26,13 +33,22 @@
 
 #include "pfcwd.h"
 
+/* Subscribes the listeners of the actions (@on), or unsubscribes them. */
+static void pfcwd_listen(bool on)
+{
+	pfcwd_action_listen(PFCWD_LISTENER_NL, on ? &pfcwd_nl_listener : NULL);
+	pfcwd_action_listen(PFCWD_LISTENER_SCHED,
+			    on ? &pfcwd_sched_listener : NULL);
+}
+
 static int __init pfcwd_init(void)
 {
 	int err;
 
+	pfcwd_listen(true);
 	err = pfcwd_poll_init();
 	if (err)
-		return err;
+		goto err_listen;
 	err = pfcwd_ingress_init();
 	if (err)
 		goto err_poll;
@@ -61,6 +77,8 @@ err_ingress:
 	pfcwd_ingress_exit();
 err_poll:
 	pfcwd_poll_exit();
+err_listen:
+	pfcwd_listen(false);
 	return err;
 }
 
@@ -73,6 +91,7 @@ static void __exit pfcwd_exit(void)
 	pfcwd_ingress_exit();
 	pfcwd_debugfs_exit();
 	pfcwd_poll_exit();
+	pfcwd_listen(false);
 	/* kfree_rcu() of the last ports must finish before the code goes. */
 	rcu_barrier();
 }

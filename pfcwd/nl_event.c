@@ -9,7 +9,11 @@
  * to listeners in the port's netns, and are only built when someone
  * listens.
  *
- * Context: process, with RTNL and port->lock held (called from action.c).
+ * A listener of the actions (pfcwd_nl_listener, subscribed by main.c):
+ * action.c publishes, this file hears; it never calls action.c.
+ *
+ * Context: process, with RTNL and port->lock held (called from action.c's
+ * emitters, through the listener slot).
  */
 #include <linux/rtnetlink.h>
 #include <net/genetlink.h>
@@ -79,3 +83,9 @@ void pfcwd_nl_rate_event(struct pfcwd_port *port, int prio, int dir)
 	pfcwd_nl_event_send(port, prio, PFCWD_CMD_PAUSE_RATE,
 			    port->prio[prio].sm.stats.rate[dir].last_at, dir);
 }
+
+/* What the netlink events hear of the actions. */
+const struct pfcwd_action_listener pfcwd_nl_listener = {
+	.event		= pfcwd_nl_event,
+	.rate_event	= pfcwd_nl_rate_event,
+};

@@ -4,9 +4,10 @@
  *
  * Objects and their rules (each file's header says more):
  *
- * struct pfcwd_port - one watched net_device (port.c).  Lives while a
- *   pfcwd qdisc is attached to the device or netlink holds it; dies with
- *   the device or the module.  Reference counted (refcnt); freed after an RCU grace period.
+ * struct pfcwd_port - one watched net_device (port.c; lifecycle.c says
+ *   when it comes and goes).  Lives while a pfcwd qdisc is attached to the
+ *   device or netlink holds it; dies with the device or the module.
+ *   Reference counted (refcnt); freed after an RCU grace period.
  *   Found by device through an RCU hash (pfcwd_port_lookup_rcu()).
  *
  * Lock order: RTNL -> pfcwd_ports_lock -> port->lock -> port->swpfc.lock
@@ -15,7 +16,7 @@
  *   RTNL         attaching and detaching, teardown, every driver call
  *                (dcbnl, stats), port->dead.  Driver calls may emit
  *                netdevice events synchronously, so pfcwd's notifier
- *                takes no port->lock for them (port.c).
+ *                takes no port->lock for them (lifecycle.c).
  *   ports_lock   the port list and hash (writers); readers use RCU.
  *   port->lock   (a mutex) cfg, the per-priority state machines and
  *                their bookkeeping (mitigation applied, pfc bits cleared).
@@ -423,21 +424,20 @@ struct pfcwd_port {
 	struct pfcwd_swpfc swpfc;	/* software PFC, see swpfc.c */
 };
 
-/* port.c */
+/* port.c: the port object */
 extern struct mutex pfcwd_ports_lock;
 extern struct list_head pfcwd_ports;
 extern unsigned int pfcwd_nr_ports;
 extern unsigned int pfcwd_nr_userns_ports;
 extern unsigned int pfcwd_ports_gen;
-struct pfcwd_port *pfcwd_port_attach(struct net_device *dev,
-				     struct netlink_ext_ack *extack);
-void pfcwd_port_detach(struct pfcwd_port *port);
-struct pfcwd_port *pfcwd_port_hold(struct net_device *dev,
-				   struct netlink_ext_ack *extack);
-void pfcwd_port_release(struct pfcwd_port *port);
+void pfcwd_port_link(struct pfcwd_port *port);
+void pfcwd_port_unlink(struct pfcwd_port *port);
 struct pfcwd_port *pfcwd_port_get(const struct net_device *dev);
 void pfcwd_port_put(struct pfcwd_port *port);
+void pfcwd_port_read_link(struct pfcwd_port *port, struct pfcwd_link *link);
 bool pfcwd_port_link_read(struct pfcwd_port *port, struct pfcwd_link *link);
+
+/* port_cfg.c: the port as the state machines see it */
 void pfcwd_port_link_apply(struct pfcwd_port *port,
 			   const struct pfcwd_link *link);
 void pfcwd_port_rate_config(const struct pfcwd_port *port,
@@ -448,6 +448,14 @@ void pfcwd_port_storm_config(const struct pfcwd_port *port,
 void pfcwd_port_prio_config(const struct pfcwd_port *port, int p,
 			    const struct pfcwd_storm_config *base,
 			    struct pfcwd_storm_config *scfg);
+
+/* lifecycle.c: ports come and go (above port.c and what a port is made of) */
+struct pfcwd_port *pfcwd_port_attach(struct net_device *dev,
+				     struct netlink_ext_ack *extack);
+void pfcwd_port_detach(struct pfcwd_port *port);
+struct pfcwd_port *pfcwd_port_hold(struct net_device *dev,
+				   struct netlink_ext_ack *extack);
+void pfcwd_port_release(struct pfcwd_port *port);
 int pfcwd_port_init(void);
 void pfcwd_port_exit(void);
 
@@ -461,14 +469,21 @@ struct pfcwd_poll_stats {
 	u64 requests;		/* polls asked for by pfcwd_poll_request() */
 };
 
-extern struct pfcwd_poll_stats pfcwd_poll_stats;
 int pfcwd_poll_init(void);
 void pfcwd_poll_exit(void);
+extern u32 pfcwd_poll_delay_us;
+
+/* poll_req.c: the poller's doorbell and grid, below what asks for a poll */
+/* Ports due this close to now are polled in the same pass. */
+#define PFCWD_POLL_SLACK_NS	(50 * NSEC_PER_USEC)
+extern struct pfcwd_poll_stats pfcwd_poll_stats;
+extern struct workqueue_struct *pfcwd_poll_wq;	/* poll.c's */
+extern struct work_struct pfcwd_poll_work;	/* poll.c's */
+extern bool pfcwd_poll_stopping;		/* poll.c's */
 void pfcwd_poll_kick(void);
 void pfcwd_poll_request(struct pfcwd_port *port, u64 now);
 u64 pfcwd_poll_granularity_ns(void);
 u64 pfcwd_poll_quiet_ns(void);
-extern u32 pfcwd_poll_delay_us;
 u64 pfcwd_poll_quiet_next(u64 now, u64 quiet);
 
 /* profile.c */
@@ -559,19 +574,49 @@ int pfcwd_action_restore(struct pfcwd_port *port, u8 prios);
 void pfcwd_action_last(const struct pfcwd_prio *pp, u64 *tx_dropped,
 		       u64 *rx_dropped, u64 *tx_forwarded);
 void pfcwd_action_clear_stats(struct pfcwd_prio *pp);
-const char *pfcwd_action_name(enum pfcwd_action action);
 bool pfcwd_action_device_pfc(const struct pfcwd_port *port);
-const char *pfcwd_device_action_name(enum pfcwd_device_action da);
-int pfcwd_device_action_parse(const char *buf, enum pfcwd_device_action *da);
 void pfcwd_action_carrier_lost(struct pfcwd_port *port, u64 at);
 u64 pfcwd_action_pfc_due(const struct pfcwd_port *port, u64 now);
+
+/* action_name.c: the names of actions and device-actions */
+const char *pfcwd_action_name(enum pfcwd_action action);
 int pfcwd_action_parse(const char *buf, enum pfcwd_action *action);
+const char *pfcwd_device_action_name(enum pfcwd_device_action da);
+int pfcwd_device_action_parse(const char *buf, enum pfcwd_device_action *da);
+
+/*
+ * Listeners of the actions: action.c publishes what it does to a priority
+ * (the events it logs, and "drop what is queued" when a drop starts) to
+ * the listeners subscribed in its slots, never calling up into them.  The
+ * slots are filled first thing at module load and emptied last thing at
+ * unload (main.c), when no port exists, so no emitter runs while one
+ * changes.  A listener runs in the emitter's context: process, RTNL and
+ * port->lock held, !port->dead.
+ */
+enum pfcwd_listener {
+	PFCWD_LISTENER_NL,	/* nl_event.c: the "events" multicast group */
+	PFCWD_LISTENER_SCHED,	/* net_sched/sch_pfcwd_band.c: band queues */
+	PFCWD_LISTENERS,
+};
+
+struct pfcwd_action_listener {
+	/* @cmd: PFCWD_CMD_STORM_DETECTED etc.; @when: its CLOCK_MONOTONIC ns */
+	void (*event)(struct pfcwd_port *port, int prio, u8 cmd, u64 when);
+	/* a pause-rate event of direction @dir, from its stats */
+	void (*rate_event)(struct pfcwd_port *port, int prio, int dir);
+	/* the watchdog starts dropping: drop what @dev's queues hold too */
+	void (*drop_queued)(struct net_device *dev);
+};
+
+void pfcwd_action_listen(enum pfcwd_listener slot,
+			 const struct pfcwd_action_listener *l);
 
 /* netlink.c, nl_event.c */
 int pfcwd_nl_init(void);
 void pfcwd_nl_exit(void);
 void pfcwd_nl_event(struct pfcwd_port *port, int prio, u8 cmd, u64 when);
 void pfcwd_nl_rate_event(struct pfcwd_port *port, int prio, int dir);
+extern const struct pfcwd_action_listener pfcwd_nl_listener;
 
 /* ingress.c */
 void pfcwd_ingress_update(struct pfcwd_port *port);
@@ -598,6 +643,8 @@ void pfcwd_debugfs_exit(void);
 /* net_sched/sch_pfcwd.c: the qdisc kind, registered at module load. */
 int pfcwd_sched_register(void);
 void pfcwd_sched_unregister(void);
+/* net_sched/sch_pfcwd_band.c */
 void pfcwd_sched_drop_queued(struct net_device *dev);
+extern const struct pfcwd_action_listener pfcwd_sched_listener;
 
 #endif /* _PFCWD_PFCWD_H */

@@ -46,6 +46,12 @@
  * it still finds RUNNING there (cmpxchg64); a 0 written meanwhile stays
  * and the port is polled again in the next pass.  Each polled port is
  * pinned by a reference.
+ *
+ * What the layers below use of the poller - the kick, a poll request, the
+ * quiet interval and its grid, the statistics - is in poll_req.c, below
+ * them: this file sets up and tears down the workqueue and work defined
+ * there (pfcwd_poll_init(), before any port exists; pfcwd_poll_exit(),
+ * after the last one went) and calls down only.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -57,59 +63,15 @@
 
 #include "pfcwd.h"
 
-/* Ports due this close to now are polled in the same pass. */
-#define PFCWD_POLL_SLACK_NS	(50 * NSEC_PER_USEC)
-
 /* port->next_poll of a port being polled (never due: after any time). */
 #define PFCWD_POLL_RUNNING	(U64_MAX - 1)
 
-/* Cost accounting, for /sys/kernel/debug/pfcwd/poll; written by the work. */
-struct pfcwd_poll_stats pfcwd_poll_stats;
-
 static struct hrtimer pfcwd_timer;
-static struct workqueue_struct *pfcwd_wq;
-static struct work_struct pfcwd_poll_work;
-static bool pfcwd_poll_stopping;
 
 static enum hrtimer_restart pfcwd_timer_fn(struct hrtimer *timer)
 {
-	queue_work(pfcwd_wq, &pfcwd_poll_work);
+	queue_work(pfcwd_poll_wq, &pfcwd_poll_work);
 	return HRTIMER_NORESTART;
-}
-
-/* Polls as soon as possible; any context. */
-void pfcwd_poll_kick(void)
-{
-	if (!READ_ONCE(pfcwd_poll_stopping))
-		queue_work(pfcwd_wq, &pfcwd_poll_work);
-}
-
-/**
- * pfcwd_poll_request - a poll of @port soon: a pause began on it
- * @port: the port (pinned by the caller)
- * @now: the time, ns
- *
- * From the datapath (software PFC, a driver's pushed pause): a quiet port
- * is polled at once rather than at its next quiet tick, but at most once
- * per quiet interval, so that a peer alternating XOFF and XON cannot keep
- * the poller (and RTNL) busy with a pass per frame; a pause that begins
- * within that interval waits for the port's next poll, as on any quiet
- * port.  Any context, no lock (the interval is claimed by cmpxchg64).
- */
-void pfcwd_poll_request(struct pfcwd_port *port, u64 now)
-{
-	u64 last = READ_ONCE(port->pause_kick_ns);
-
-	if (READ_ONCE(port->next_poll) <= now + NSEC_PER_MSEC)
-		return;
-	if (last && now < last + pfcwd_poll_quiet_ns())
-		return;
-	if (cmpxchg64(&port->pause_kick_ns, last, now) != last)
-		return;
-	/* Approximate under concurrency: a statistic for tests. */
-	WRITE_ONCE(pfcwd_poll_stats.requests, pfcwd_poll_stats.requests + 1);
-	WRITE_ONCE(port->next_poll, 0);
-	pfcwd_poll_kick();
 }
 
 /* Lateness is the worst over the current and the previous window. */
@@ -128,36 +90,6 @@ static void pfcwd_poll_late(u64 now, u64 late)
 		pfcwd_late_cur = late;
 	WRITE_ONCE(pfcwd_poll_stats.late_ns,
 		   max(pfcwd_late_cur, pfcwd_late_prev));
-}
-
-/* The quiet interval in force: poll_quiet_us, stretched by the budget. */
-u64 pfcwd_poll_quiet_ns(void)
-{
-	u64 quiet = (u64)READ_ONCE(pfcwd_params.poll_quiet_us) * NSEC_PER_USEC;
-	u64 spread = div_u64((u64)READ_ONCE(pfcwd_nr_ports) * NSEC_PER_SEC,
-			     READ_ONCE(pfcwd_params.poll_budget));
-
-	return max(quiet, spread);
-}
-
-u64 pfcwd_poll_granularity_ns(void)
-{
-	return pfcwd_poll_quiet_ns() +
-	       (u64)READ_ONCE(pfcwd_params.poll_fine_us) * NSEC_PER_USEC +
-	       2 * READ_ONCE(pfcwd_poll_stats.late_ns);
-}
-
-/*
- * The next point of the grid shared by quiet ports after @now - and after
- * the slack within which a poll may come early, or a poll that came early
- * would be due again at once.
- */
-u64 pfcwd_poll_quiet_next(u64 now, u64 quiet)
-{
-	u64 t = now + PFCWD_POLL_SLACK_NS, rem;
-
-	div64_u64_rem(t + quiet, quiet, &rem);
-	return t + quiet - rem;
 }
 
 /*
@@ -473,15 +405,15 @@ static void pfcwd_poll_work_fn(struct work_struct *work)
 	if (next == U64_MAX || READ_ONCE(pfcwd_poll_stopping))
 		return;
 	if (next <= ktime_get_ns())
-		queue_work(pfcwd_wq, &pfcwd_poll_work);
+		queue_work(pfcwd_poll_wq, &pfcwd_poll_work);
 	else
 		hrtimer_start(&pfcwd_timer, ns_to_ktime(next), HRTIMER_MODE_ABS);
 }
 
 int pfcwd_poll_init(void)
 {
-	pfcwd_wq = alloc_ordered_workqueue("pfcwd", WQ_HIGHPRI);
-	if (!pfcwd_wq)
+	pfcwd_poll_wq = alloc_ordered_workqueue("pfcwd", WQ_HIGHPRI);
+	if (!pfcwd_poll_wq)
 		return -ENOMEM;
 	INIT_WORK(&pfcwd_poll_work, pfcwd_poll_work_fn);
 	hrtimer_init(&pfcwd_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
@@ -497,5 +429,5 @@ void pfcwd_poll_exit(void)
 	hrtimer_cancel(&pfcwd_timer);
 	cancel_work_sync(&pfcwd_poll_work);
 	hrtimer_cancel(&pfcwd_timer);
-	destroy_workqueue(pfcwd_wq);
+	destroy_workqueue(pfcwd_poll_wq);
 }
