@@ -178,6 +178,11 @@ _tap_run_case() {
 	rm -f "$TAP_SKIP_FILE" "$TAP_SKIP_FILE.out" "$TAP_SKIP_FILE.dmesg" "$TAP_SKIP_FILE.art"
 }
 
+# True on the debug kernel of make check-debug (KASAN, lockdep, kmemleak:
+# scripts/debug-kernel names its release *-pfcwd-debug), where the same
+# cases run several times slower.
+on_debug_kernel() { [[ $(uname -r) == *-pfcwd-debug ]]; }
+
 tap_main() {
 	local entry fn desc tmo n=0
 
@@ -208,7 +213,7 @@ tap_main() {
 		tmo=${tmo:-${PFCWD_TEST_TIMEOUT:-120}}
 		# The debug kernel (KASAN, lockdep, kmemleak) runs the same
 		# cases several times slower: each gets three times as long.
-		[[ $(uname -r) == *-pfcwd-debug ]] && tmo=$((tmo * 3))
+		on_debug_kernel && tmo=$((tmo * 3))
 		_tap_run_case "$n" "$fn" "$desc" "$tmo"
 	done
 	echo "# passed: $TAP_PASS failed: $TAP_FAIL skipped: $TAP_SKIP"

@@ -275,7 +275,7 @@ test_xoffxon_flood() {
 
 	# The debug kernel floods four times slower: a grid four times
 	# coarser keeps the flood well above what the bound allows.
-	[[ $(uname -r) == *-pfcwd-debug ]] && quiet=80000
+	on_debug_kernel && quiet=80000
 	setup 300 300
 	echo $quiet > $q || fail "poll_quiet_us"
 	sleep 0.1

@@ -346,7 +346,7 @@ test_flush_budget() {
 
 	# pktgen must have queued its 3000 frames before T0: on the debug
 	# kernel (KASAN, lockdep) that takes several seconds.
-	[[ $(uname -r) == *-pfcwd-debug ]] && t0=12000
+	on_debug_kernel && t0=12000
 	for where in root child; do
 		setup
 		if [ $where = root ]; then
