@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pfcsim's TX rings (tx_ring) and their drain: the link sends the frames
+ * queued in the rings at link_mbps, frame by frame, round robin among the
+ * rings that have frames and whose traffic class is not paused, from
+ * drain_timer; a frame counts in the per-priority TX counters when it
+ * leaves its ring.
+ *
+ * Locking and context:
+ *  - port->ring_lock (a spinlock) protects the rings and their
+ *    descriptors, ring_size, link_mbps, ring_paused, ring_live, ring_dead,
+ *    the drain state (draining, credit, drain_last, rr), tx_busy and the
+ *    per-priority TX counters (u64_stats: every writer holds ring_lock).
+ *    It nests inside port->lock and inside a TX queue's xmit lock; no other
+ *    lock of pfcsim, nor an xmit lock, is taken under it
+ *    (netif_tx_wake_queue and hrtimer_start are called under it).  Process
+ *    context takes it with BH disabled.  Every function here but
+ *    pfcsim_drain_tick and pfcsim_drain_cancel is called with it held.
+ *  - pfcsim_drain_tick (drain_timer, softirq) takes only ring_lock; it
+ *    counts the frames that leave and wakes queues.  It re-arms itself
+ *    while a ring that is not paused has frames; "draining" (ring_lock)
+ *    says whether it is armed or running, and only a live port starts it
+ *    (pfcsim_drain_kick).
+ *  - pfcsim_drain_cancel runs in process context with no lock held
+ *    (ndo_stop under RTNL, port deletion), once ring_live is cleared and
+ *    the rings are empty.
+ *
+ * Calls no other file of pfcsim.
+ */
+#include <linux/bitops.h>
+#include <linux/hrtimer.h>
+#include <linux/kernel.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
+#include <linux/netdevice.h>
+#include <linux/spinlock.h>
+#include <linux/u64_stats_sync.h>
+
+#include "pfcsim.h"
+
+/* --- TX rings (ring_lock held) --------------------------------------------- */
+
+/* Counts a frame that left the port.  ring_lock held. */
+void pfcsim_count_tx(struct pfcsim_port *port, u8 prio, u32 len)
+{
+	struct pfcsim_queue_stats *st = &port->tx[prio];
+
+	lockdep_assert_held(&port->ring_lock);
+	u64_stats_update_begin(&st->syncp);
+	u64_stats_inc(&st->packets);
+	u64_stats_add(&st->bytes, len);
+	u64_stats_update_end(&st->syncp);
+}
+
+/* The queues whose ring has frames and may send them. */
+u32 pfcsim_rings_ready(const struct pfcsim_port *port)
+{
+	u32 ready = 0;
+	int q;
+
+	for (q = 0; q < port->num_txq; q++)
+		if (port->ring[q].count)
+			ready |= BIT(q);
+	return ready & ~port->ring_paused;
+}
+
+/* Starts the drain timer if @ready and it is not running.  ring_lock held. */
+void pfcsim_drain_kick(struct pfcsim_port *port, bool ready)
+{
+	lockdep_assert_held(&port->ring_lock);
+	if (!ready || port->draining || !port->ring_live)
+		return;
+	port->draining = true;
+	port->drain_last = ktime_get();
+	port->credit = 0;
+	hrtimer_start(&port->drain_timer, ns_to_ktime(PFCSIM_DRAIN_TICK_NS),
+		      HRTIMER_MODE_REL_SOFT);
+}
+
+/* Sends the oldest frame of ring @q on the link.  ring_lock held. */
+static void pfcsim_ring_pop(struct pfcsim_port *port, unsigned int q)
+{
+	struct pfcsim_ring *ring = &port->ring[q];
+	struct pfcsim_desc *d = &port->desc[q * port->ring_size + ring->head];
+
+	ring->head = (ring->head + 1) % port->ring_size;
+	ring->count--;
+	port->credit -= (s64)(d->len + PFCSIM_WIRE_EXTRA) * BITS_PER_BYTE;
+	pfcsim_count_tx(port, d->prio, d->len);
+	if (ring->stopped && ring->count <= port->ring_size / 2) {
+		ring->stopped = false;
+		netif_tx_wake_queue(netdev_get_tx_queue(port->dev, q));
+	}
+}
+
+/*
+ * The link's time from the last drain to @now: it sent what that time
+ * allows at link_mbps, one frame per ready ring in turn.  Returns the rings
+ * still ready.  ring_lock held.
+ */
+unsigned long pfcsim_drain_to(struct pfcsim_port *port, ktime_t now)
+{
+	unsigned long ready;
+	unsigned int q;
+	s64 ns;
+
+	lockdep_assert_held(&port->ring_lock);
+	ns = ktime_to_ns(ktime_sub(now, port->drain_last));
+	port->drain_last = now;
+	ns = clamp_t(s64, ns, 0, PFCSIM_DRAIN_MAX_NS);
+	port->credit += div_u64((u64)ns * port->link_mbps, 1000);
+	ready = pfcsim_rings_ready(port);
+	while (ready && port->credit > 0) {
+		q = find_next_bit(&ready, PFCSIM_MAX_TXQ, port->rr);
+		if (q >= PFCSIM_MAX_TXQ)
+			q = find_first_bit(&ready, PFCSIM_MAX_TXQ);
+		pfcsim_ring_pop(port, q);
+		if (!port->ring[q].count)
+			__clear_bit(q, &ready);
+		port->rr = (q + 1) % PFCSIM_MAX_TXQ;
+	}
+	return ready;
+}
+
+/*
+ * The drain timer (softirq): the link sends what the time since the last
+ * tick allows; runs while a ring that is not paused has frames.
+ */
+enum hrtimer_restart pfcsim_drain_tick(struct hrtimer *timer)
+{
+	struct pfcsim_port *port = container_of(timer, struct pfcsim_port,
+						drain_timer);
+	enum hrtimer_restart ret = HRTIMER_RESTART;
+
+	spin_lock(&port->ring_lock);
+	if (pfcsim_drain_to(port, ktime_get())) {
+		hrtimer_forward_now(timer, ns_to_ktime(PFCSIM_DRAIN_TICK_NS));
+	} else {
+		/* An idle link saves no credit for later. */
+		port->credit = min_t(s64, port->credit, 0);
+		port->draining = false;
+		ret = HRTIMER_NORESTART;
+	}
+	spin_unlock(&port->ring_lock);
+	return ret;
+}
+
+/*
+ * Empties every ring without counting; returns the queues that were
+ * stopped because their ring was full (no longer marked so).
+ */
+u32 pfcsim_rings_flush(struct pfcsim_port *port)
+{
+	u32 stopped = 0;
+	int q;
+
+	lockdep_assert_held(&port->ring_lock);
+	for (q = 0; q < PFCSIM_MAX_TXQ; q++) {
+		if (port->ring[q].stopped)
+			stopped |= BIT(q);
+		port->ring[q].head = 0;
+		port->ring[q].count = 0;
+		port->ring[q].stopped = false;
+	}
+	port->credit = 0;
+	return stopped;
+}
+
+/* Stops the drain timer of a port whose rings no longer live.  No lock. */
+void pfcsim_drain_cancel(struct pfcsim_port *port)
+{
+	hrtimer_cancel(&port->drain_timer);
+	spin_lock_bh(&port->ring_lock);
+	port->draining = false;
+	spin_unlock_bh(&port->ring_lock);
+}
