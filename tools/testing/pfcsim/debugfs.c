@@ -377,10 +377,10 @@ static ssize_t pfcsim_profile_write(struct file *file,
 	len = strlen(buf);
 	if (len && buf[len - 1] == '\n')
 		buf[--len] = '\0';
-	for (i = 0; i < ARRAY_SIZE(pfcsim_profiles); i++)
+	for (i = 0; i < pfcsim_num_profiles; i++)
 		if (!strcmp(buf, pfcsim_profiles[i].name))
 			break;
-	if (i == ARRAY_SIZE(pfcsim_profiles))
+	if (i == pfcsim_num_profiles)
 		return -EINVAL;
 	prof = &pfcsim_profiles[i];
 

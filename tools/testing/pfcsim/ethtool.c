@@ -140,7 +140,7 @@ static void pfcsim_get_strings(struct net_device *dev, u32 sset, u8 *data)
 				fmt = pfcsim_duration_fmt[port->knob[PFCSIM_K_PAUSE_DURATION]];
 			ethtool_sprintf(&data, fmt, p);
 		}
-	for (i = 0; i < pfcsim_port_stats(netdev_priv(dev)); i++) {
+	for (i = 0; i < pfcsim_port_stats(port); i++) {
 		strscpy_pad(data, pfcsim_prevent_stats[i], ETH_GSTRING_LEN);
 		data += ETH_GSTRING_LEN;
 	}
@@ -242,7 +242,6 @@ static void pfcsim_get_channels(struct net_device *dev,
 	spin_unlock_bh(&port->lock);
 }
 
-/* "ethtool -L NAME tx N": N TX queues per traffic class. */
 /*
  * "ethtool -g": the TX ring size is tx_ring (0: none); set with the
  * tx_ring knob, not with "ethtool -G".  The RX ring is not modelled.
@@ -260,6 +259,7 @@ static void pfcsim_get_ringparam(struct net_device *dev,
 	spin_unlock_bh(&port->lock);
 }
 
+/* "ethtool -L NAME tx N": N TX queues per traffic class. */
 static int pfcsim_set_channels(struct net_device *dev,
 			       struct ethtool_channels *ch)
 {

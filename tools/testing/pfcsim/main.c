@@ -271,7 +271,7 @@
  *    prevent_ms, which decides whether the two port-wide statistics exist,
  *    is written with RTNL held too (set_tunable runs under RTNL).  Port
  *    deletion sets port->dead under port->lock after removing the debugfs
- *    directory, then cancels both works synchronously (no lock held; the
+ *    directory, then cancels its works (publish, bounce, prevent) synchronously (no lock held; the
  *    works take only port->lock) before unregistering, and so freeing,
  *    the device.  A later ieee_setpfc sees port->dead and queues nothing.
  *  - port->inject_lock (a mutex) serialises inject_rx writes, which makes

@@ -239,8 +239,8 @@ struct pfcsim_port {
 };
 
 /* profile.c: the driver profiles (port->profile is an index). */
-#define PFCSIM_NUM_PROFILES	11	/* the entries of pfcsim_profiles[] */
-extern const struct pfcsim_profile pfcsim_profiles[PFCSIM_NUM_PROFILES];
+extern const struct pfcsim_profile pfcsim_profiles[];
+extern const unsigned int pfcsim_num_profiles;
 
 /* pause.c: the pause model (port->lock held, but for the works and push). */
 void pfcsim_publish(struct pfcsim_port *port, ktime_t now);

@@ -7,12 +7,11 @@
  * pfcsim_profile_write() (debugfs.c).
  *
  * Constant data: no locking, any context.  Entry PFCSIM_PROFILE_IDEAL is
- * the default; the table has exactly PFCSIM_NUM_PROFILES entries (a missing
- * one would be a NULL name).
+ * the default; pfcsim_num_profiles counts the entries.
  */
 #include "pfcsim.h"
 
-const struct pfcsim_profile pfcsim_profiles[PFCSIM_NUM_PROFILES] = {
+const struct pfcsim_profile pfcsim_profiles[] = {
 	{ "ideal", NULL, true, { } },
 	{ "mlx5", "mlx5_core", true, {
 		[PFCSIM_K_REFRESH_ON_READ] = 1,
@@ -44,3 +43,5 @@ const struct pfcsim_profile pfcsim_profiles[PFCSIM_NUM_PROFILES] = {
 	{ "cxgb4", "cxgb4", true, { [PFCSIM_K_NO_COUNTERS] = 1 } },
 	{ "octeontx2", "rvu-nicpf", true, { [PFCSIM_K_NO_COUNTERS] = 1 } },
 };
+
+const unsigned int pfcsim_num_profiles = ARRAY_SIZE(pfcsim_profiles);
