@@ -675,6 +675,26 @@ static unsigned int pfcwd_storm_mitigating(struct pfcwd_storm *sm,
 	return pfcwd_storm_restoring(sm, cfg, now);
 }
 
+/*
+ * A storm this port generated latches the priority (@why: pfcwd timed it,
+ * or the NIC's own prevention did); a received storm in progress keeps
+ * its start and back-off.
+ */
+static unsigned int pfcwd_storm_latch_tx(struct pfcwd_storm *sm, u64 now,
+					 enum pfcwd_latch why)
+{
+	sm->stats.tx_storms++;
+	if (sm->state == PFCWD_OPERATIONAL) {
+		sm->stormed_at = now;
+		sm->backoff_level = 0;	/* no received storm to back off */
+	}
+	sm->state = PFCWD_LATCHED;
+	sm->latch = why;
+	sm->tx_start = 0;
+	sm->tx_last = 0;
+	return PFCWD_EV_TX_STORM | PFCWD_EV_LATCHED;
+}
+
 /* A generated storm that has lasted T0 latches the priority. */
 static unsigned int pfcwd_storm_tx_due(struct pfcwd_storm *sm,
 				       const struct pfcwd_storm_config *cfg,
@@ -684,16 +704,7 @@ static unsigned int pfcwd_storm_tx_due(struct pfcwd_storm *sm,
 	    now - sm->tx_start < cfg->detect_ns)
 		return 0;
 
-	sm->stats.tx_storms++;
-	if (sm->state == PFCWD_OPERATIONAL) {
-		sm->stormed_at = now;
-		sm->backoff_level = 0;	/* no received storm to back off */
-	}
-	sm->state = PFCWD_LATCHED;
-	sm->latch = PFCWD_LATCH_TX_STORM;
-	sm->tx_start = 0;
-	sm->tx_last = 0;
-	return PFCWD_EV_TX_STORM | PFCWD_EV_LATCHED;
+	return pfcwd_storm_latch_tx(sm, now, PFCWD_LATCH_TX_STORM);
 }
 
 /*
@@ -704,16 +715,7 @@ static unsigned int pfcwd_storm_nic(struct pfcwd_storm *sm, u64 now)
 {
 	if (sm->state == PFCWD_LATCHED)
 		return 0;
-	sm->stats.tx_storms++;
-	if (sm->state == PFCWD_OPERATIONAL) {
-		sm->stormed_at = now;
-		sm->backoff_level = 0;	/* no received storm to back off */
-	}
-	sm->state = PFCWD_LATCHED;
-	sm->latch = PFCWD_LATCH_NIC_STORM;
-	sm->tx_start = 0;
-	sm->tx_last = 0;
-	return PFCWD_EV_TX_STORM | PFCWD_EV_LATCHED;
+	return pfcwd_storm_latch_tx(sm, now, PFCWD_LATCH_NIC_STORM);
 }
 
 /* Generated pause while nothing is received: a NIC-side storm. */
