@@ -30,21 +30,6 @@ stormed_now() {
 # A race proves something only if it raced: the teardowns that came while
 # a priority was stormed are counted (one line each) in this file.
 RACE_HITS=/tmp/pfcwd-race-hits.$$
-
-# As loop_bg, but if no teardown has come mid-storm by the end, goes on
-# alone (the other loops have stopped) up to twice as long again, until
-# one has: the knob loop can keep a port out of a storm (priorities
-# without 3, enabled 0) for all of a slow run's few iterations.
-loop_bg_until_raced() {
-	(
-		end=$((SECONDS + RACE_SECONDS))
-		hard=$((SECONDS + 3 * RACE_SECONDS))
-		while [ $SECONDS -lt $end ] ||
-		      { [ ! -s $RACE_HITS ] && [ $SECONDS -lt $hard ]; }; do
-			"$@" >/dev/null 2>&1
-		done
-	) &
-}
 mid_storm_hit() {
 	[ "$(stormed_now "$1")" -gt 0 ] && echo "$1" >> $RACE_HITS
 	return 0
@@ -171,10 +156,17 @@ test_port_delete() {
 	tc qdisc add dev rc0 root pfcwd || fail "qdisc"
 	echo 10 > /sys/class/net/rc0/pfcwd/detection_time_ms
 	loop_bg storm_flip rc0
-	loop_bg_until_raced port_flip
+	loop_bg port_flip
 	loop_bg read_all rc1
 	loop_bg random_knob rc1
 	wait
+	# The knob loop can keep rc1 out of a storm (priorities without 3,
+	# enabled 0) for all of a slow run's few flips: if no deletion came
+	# mid-storm, flip on alone, up to twice as long again, until one has.
+	local end=$((SECONDS + 2 * RACE_SECONDS))
+	while [ ! -s $RACE_HITS ] && [ $SECONDS -lt $end ]; do
+		port_flip >/dev/null 2>&1
+	done
 	expect_raced "port deletions"
 	settle rc0
 	expect_eq "$(pfc_on rc0)" "3 4" "the other port's pfc_en"
