@@ -88,15 +88,25 @@ test_read_rate() {
 	profiled_port pb bnxt
 	profiled_port pm mlx5
 	profiled_port pi ideal
+	local t0 t1 win mmax
+
 	sleep 1.2
+	t0=${EPOCHREALTIME//[!0-9]/}
 	b0=$(simget pb getpfc_calls) m0=$(simget pm stats_reads) i0=$(simget pi getpfc_calls)
 	sleep 4
 	b=$(($(simget pb getpfc_calls) - b0))
 	m=$(($(simget pm stats_reads) - m0))
 	i=$(($(simget pi getpfc_calls) - i0))
-	log "quiet reads in 4 s: bnxt (1 s period) $b, mlx5 forced refreshes $m, ideal $i"
-	[ "$b" -ge 3 ] && [ "$b" -le 6 ] || fail "bnxt port read $b times in 4 s (1 s period)"
-	[ "$m" -ge 20 ] && [ "$m" -le 44 ] || fail "mlx5 port refreshed $m times in 4 s (bound 10/s, +10% for the edges of the window)"
+	t1=${EPOCHREALTIME//[!0-9]/}
+	# The window is 4 s and the reads around it: on the debug kernel those
+	# took 0.5 s more (46 refreshes came, rightly, where 44 were allowed).
+	win=$(((t1 - t0) / 1000))
+	mmax=$((win / 100 + 2))
+	log "quiet reads in 4 s ($win ms from the first read to the last): bnxt (1 s period) $b, mlx5 forced refreshes $m (at most $mmax), ideal $i"
+	[ "$b" -ge 3 ] && [ "$b" -le $((win / 1000 + 2)) ] ||
+		fail "bnxt port read $b times in $win ms (1 s period)"
+	[ "$m" -ge 20 ] && [ "$m" -le $mmax ] ||
+		fail "mlx5 port refreshed $m times in $win ms (bound 10/s, one more for each edge of the window)"
 	[ "$i" -ge 500 ] || fail "ideal port read only $i times in 4 s (poll_quiet_us 4000)"
 	r=$(portstat pb read_rate)
 	[ "$r" -ge 1 ] && [ "$r" -le 2 ] || fail "bnxt read_rate $r"
