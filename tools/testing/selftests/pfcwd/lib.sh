@@ -160,12 +160,13 @@ _tap_fork_case() {
 	return $rc
 }
 
-# Prints file $1 with "# " before each line (nothing for an empty file).
+# Prints file $1 with "# " (or $2) before each line (nothing for an empty
+# file).
 _tap_comment_file() {
 	local lines
 
 	mapfile -t lines < "$1"
-	[ ${#lines[@]} -gt 0 ] && printf '# %s\n' "${lines[@]}"
+	[ ${#lines[@]} -gt 0 ] && printf '%s\n' "${lines[@]/#/${2:-# }}"
 	return 0
 }
 
@@ -174,7 +175,7 @@ _tap_comment_file() {
 # process costs about 25 ms in the guest, and the mktemp, date, cat, sed,
 # awk, grep and rm it used to start came to about 0.35 s a case.
 _tap_run_case() {
-	local n=$1 fn=$2 desc=$3 tmo=$4 f=$TAP_DIR/case rc reason t0 klogtext lines
+	local n=$1 fn=$2 desc=$3 tmo=$4 f=$TAP_DIR/case rc reason t0 klogtext
 
 	TAP_SKIP_FILE=$f.skip
 	export TAP_SKIP_FILE
@@ -193,8 +194,7 @@ _tap_run_case() {
 	[ -n "$TAP_KLOG" ] && printf '=== %s\n%s\n' "$fn" "$klogtext" >> "$TAP_KLOG"
 	if ! dmesg_check "$klogtext" > "$f.dmesg" 2> "$f.art"; then
 		echo "# kernel log reports a problem:"
-		mapfile -t lines < "$f.dmesg"
-		printf '#   %s\n' "${lines[@]}"
+		_tap_comment_file "$f.dmesg" '#   '
 		rc=1
 	fi
 	_tap_comment_file "$f.art"
@@ -363,34 +363,27 @@ reset_all() {
 # line, and a seek in a seq_file whose lines change length between reads
 # (the next poll time does) lands in the middle of a line.
 
-# One value of pfcwd's debugfs line for DEV $1 prio $2: field $3.
-pstat() {
+# The value after name $3 in the debugfs lines that begin with $1, whose
+# name/value pairs begin at word $2 (counted from 0).
+_dbg_field() {
 	local l f i lines
 
 	mapfile -t lines < $PFCWD_DBG
 	for l in "${lines[@]}"; do
-		[[ $l == "$1 prio $2 "* ]] || continue
+		[[ $l == "$1"* ]] || continue
 		read -r -a f <<< "$l"
-		for ((i = 3; i < ${#f[@]} - 1; i += 2)); do
+		for ((i = $2; i < ${#f[@]} - 1; i += 2)); do
 			[ "${f[i]}" = "$3" ] && echo "${f[i + 1]}"
 		done
 	done
 }
 
+# One value of pfcwd's debugfs line for DEV $1 prio $2: field $3.
+pstat() { _dbg_field "$1 prio $2 " 3 "$3"; }
+
 # One field of DEV $1's port line in pfcwd's debugfs: field $2 (empty: not
 # a port).
-portstat() {
-	local l f i lines
-
-	mapfile -t lines < $PFCWD_DBG
-	for l in "${lines[@]}"; do
-		[[ $l == "$1 enabled "* ]] || continue
-		read -r -a f <<< "$l"
-		for ((i = 1; i < ${#f[@]} - 1; i += 2)); do
-			[ "${f[i]}" = "$2" ] && echo "${f[i + 1]}"
-		done
-	done
-}
+portstat() { _dbg_field "$1 enabled " 1 "$2"; }
 
 # Waits up to $5 seconds for pstat $3 of DEV $1 prio $2 to equal $4.
 wait_stat() {
