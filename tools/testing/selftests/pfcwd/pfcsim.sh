@@ -794,9 +794,12 @@ test_tx_ring_del() {
 	send psim1 0 $n 1000		# 2.5 s at 10 Mb/s (10 s for 12000)
 	send psim1 3 500 1000
 	sleep 0.2
+	t=$SECONDS
+	log "before deleting $P: psim1 sent $(tx_pkts psim1 0) of $n, rings $(dfs_get psim1 tx_ring_depth)"
 	pfcsim_del $P
 	[ -e /sys/class/net/$P ] && fail "$P still exists"
 	v=$(tx_pkts psim1 0)
+	log "$P deleted in about $((SECONDS - t)) s: psim1 sent $v of $n, rings $(dfs_get psim1 tx_ring_depth)"
 	sleep 0.2
 	[ "$(tx_pkts psim1 0)" -gt "$v" ] || fail "psim1 stopped draining"
 	expect_eq "$(depth psim1 3)" 500 "psim1 paused ring"

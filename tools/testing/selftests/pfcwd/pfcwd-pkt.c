@@ -7,7 +7,9 @@
  *	out of DEV through its qdisc, with skb->priority = PRIO (SO_PRIORITY)
  *	and the priority and a sequence number in the payload; with PCP, the
  *	frames carry an 802.1Q tag with that priority (VID 0) in the frame
- *	itself.  Prints the number of frames the stack accepted.
+ *	itself.  PRIO may be a range, LOW-HIGH: COUNT frames of each, lowest
+ *	first, from one process (a burst queued faster than a process start).
+ *	Prints the number of frames the stack accepted.
  *
  *   pfcwd-pkt recv DEV COUNT TIMEOUT_MS
  *	Receives test frames on DEV until COUNT arrived or no frame arrived
@@ -80,14 +82,15 @@ static int open_socket(const char *dev, struct sockaddr_ll *sll)
 	return fd;
 }
 
-static int do_send(const char *dev, unsigned int prio, unsigned long count,
-		   unsigned long size, int pcp)
+static int do_send(const char *dev, unsigned int lo, unsigned int hi,
+		   unsigned long count, unsigned long size, int pcp)
 {
 	unsigned char frame[9216];
-	struct pkt_payload pl = { .magic = htonl(PKT_MAGIC), .prio = htonl(prio) };
+	struct pkt_payload pl = { .magic = htonl(PKT_MAGIC) };
 	struct sockaddr_ll sll;
 	unsigned long i, sent = 0;
-	int fd, sprio = prio;
+	unsigned int prio;
+	int fd, sprio;
 	size_t hlen = pcp >= 0 ? ETH_HLEN + 4 : ETH_HLEN;
 
 	if (size < hlen + sizeof(pl) || size > sizeof(frame)) {
@@ -96,13 +99,9 @@ static int do_send(const char *dev, unsigned int prio, unsigned long count,
 		return 2;
 	}
 	fd = open_socket(dev, &sll);
-	if (setsockopt(fd, SOL_SOCKET, SO_PRIORITY, &sprio, sizeof(sprio)) < 0)
-		die("SO_PRIORITY");
-
 	memset(frame, 0, size);
 	memset(frame, 0xff, ETH_ALEN);			/* broadcast */
 	frame[6] = 0x02;				/* local source */
-	frame[11] = prio;
 	if (pcp >= 0) {
 		frame[12] = ETH_P_8021Q >> 8;
 		frame[13] = ETH_P_8021Q & 0xff;
@@ -111,13 +110,21 @@ static int do_send(const char *dev, unsigned int prio, unsigned long count,
 	}
 	frame[hlen - 2] = PKT_ETHERTYPE >> 8;
 	frame[hlen - 1] = PKT_ETHERTYPE & 0xff;
-	for (i = 0; i < count; i++) {
-		pl.seq = htonl(i);
-		memcpy(frame + hlen, &pl, sizeof(pl));
-		if (send(fd, frame, size, 0) == (ssize_t)size)
-			sent++;
-		else if (errno != ENOBUFS)
-			die("send");
+	for (prio = lo; prio <= hi; prio++) {
+		sprio = prio;
+		if (setsockopt(fd, SOL_SOCKET, SO_PRIORITY, &sprio,
+			       sizeof(sprio)) < 0)
+			die("SO_PRIORITY");
+		frame[11] = prio;
+		pl.prio = htonl(prio);
+		for (i = 0; i < count; i++) {
+			pl.seq = htonl(i);
+			memcpy(frame + hlen, &pl, sizeof(pl));
+			if (send(fd, frame, size, 0) == (ssize_t)size)
+				sent++;
+			else if (errno != ENOBUFS)
+				die("send");
+		}
 	}
 	printf("%lu\n", sent);
 	close(fd);
@@ -171,19 +178,42 @@ static int do_now(void)
 static void print_usage(void)
 {
 	fprintf(stderr,
-		"usage: pfcwd-pkt send DEV PRIO COUNT [SIZE [PCP]]\n"
+		"usage: pfcwd-pkt send DEV PRIO|LOW-HIGH COUNT [SIZE [PCP]]\n"
 		"       pfcwd-pkt recv DEV COUNT TIMEOUT_MS\n"
 		"       pfcwd-pkt now\n");
 	exit(2);
 }
 
+/* "P" or "LOW-HIGH", priorities 0..7, LOW <= HIGH. */
+static void parse_prio_range(char *s, unsigned int *lo, unsigned int *hi)
+{
+	char *dash = strchr(s, '-');
+
+	if (dash) {
+		*dash = '\0';
+		*lo = parse_num(s, 7);
+		*hi = parse_num(dash + 1, 7);
+		if (*lo > *hi) {
+			fprintf(stderr, "pfcwd-pkt: bad priority range\n");
+			exit(2);
+		}
+		return;
+	}
+	*lo = parse_num(s, 7);
+	*hi = *lo;
+}
+
 int main(int argc, char **argv)
 {
-	if (argc >= 5 && argc <= 7 && !strcmp(argv[1], "send"))
-		return do_send(argv[2], parse_num(argv[3], 7),
+	unsigned int lo, hi;
+
+	if (argc >= 5 && argc <= 7 && !strcmp(argv[1], "send")) {
+		parse_prio_range(argv[3], &lo, &hi);
+		return do_send(argv[2], lo, hi,
 			       parse_num(argv[4], 100000000),
 			       argc >= 6 ? parse_num(argv[5], 9216) : 64,
 			       argc == 7 ? (int)parse_num(argv[6], 7) : -1);
+	}
 	if (argc == 5 && !strcmp(argv[1], "recv"))
 		return do_recv(argv[2], parse_num(argv[3], 100000000),
 			       parse_num(argv[4], 600000));

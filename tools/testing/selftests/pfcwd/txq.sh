@@ -6,10 +6,11 @@
 # ring does not drain), pktgen saturates priorities 3 and 5 through
 # "tc qdisc add dev X root pfcwd" and the link partner pauses priority 3.
 # A paused priority must hold back no other: with action alert priority 5
-# keeps at least 90 % of its pre-storm rate on the wire, with drop nothing
-# of it is lost.  The same with two queues per traffic class and with four
-# traffic classes for eight priorities; and the qdisc's layout (one leaf
-# per TX queue, hidden; the root and its classes showing the sums).
+# keeps at least 90 % of its pre-storm rate on the wire (half where the
+# CPU, not the link, limits it), with drop nothing of it is lost.  The
+# same with two queues per traffic class and with four traffic classes for
+# eight priorities; and the qdisc's layout (one leaf per TX queue, hidden;
+# the root and its classes showing the sums).
 #
 # Rates come from the wire (pfcsim's tx_prioP_packets, counted when a frame
 # leaves its ring), over 1 s windows.  The link is 100 Mb/s and frames are
@@ -114,9 +115,14 @@ expect_share() {
 }
 
 # Saturating 3 and 5 (and $2, a priority of 3's traffic class, if given),
-# storm on 3 with action alert: 5 keeps >= 90 % of its rate before.
+# storm on 3 with action alert: 5 keeps >= 90 % of its rate before.  That
+# holds where pktgen fills the link.  Where the CPU cannot (the debug
+# kernel: about 1300 frames/s each of 12200), 5's rate measures CPU time,
+# which the storm's work (the poller, 3's refused frames) shares: there 5
+# must keep half its rate - a priority held behind 3's stopped queue keeps
+# none.
 saturate_alert() {
-	local before during held=${2:-}
+	local before during held=${2:-} share=90
 
 	tc qdisc add dev $DEV root handle 1: pfcwd detect 200 restore 200 \
 		action alert lossless 3,5 || fail "add"
@@ -128,6 +134,10 @@ saturate_alert() {
 	log "$1: before the storm, frames/s of 3 and 5: $before (link: $LINK_FPS)"
 	[ "${before% *}" -gt 0 ] && [ "${before#* }" -gt 0 ] ||
 		fail "both priorities did not flow before the storm: $before"
+	if [ $(((${before% *} + ${before#* }) * 10)) -lt $((LINK_FPS * 9)) ]; then
+		share=50
+		log "$1: the link is not full (the CPU is the limit): 5 must keep $share %"
+	fi
 	echo 3 > $DFS/rx_storm
 	wait_stat $DEV 3 state stormed 3
 	during=$(wire_rate 3 5 ${held:+"$held"})
@@ -136,7 +146,7 @@ saturate_alert() {
 	pg_stop
 	pg_clear
 	expect_eq "$(echo "$during" | cut -d' ' -f1)" 0 "priority 3 is paused: nothing of it left"
-	expect_share "$(echo "$during" | cut -d' ' -f2)" "${before#* }" 90 \
+	expect_share "$(echo "$during" | cut -d' ' -f2)" "${before#* }" $share \
 		"priority 5 during the storm"
 	[ -n "$held" ] && expect_eq "$(echo "$during" | cut -d' ' -f3)" 0 \
 		"priority $held shares 3's paused traffic class: held"
