@@ -8,7 +8,43 @@
 
 . "$(dirname "$0")/lib.sh"
 
-GENL="python3 -S $SELFTEST_DIR/genl.py"
+# genl.py run on its own: in another netns, with fewer privileges, and for
+# batch and listen.
+GENL_PY="python3 -S $SELFTEST_DIR/genl.py"
+# Every other request goes to the case's one "genl.py serve" (a Python
+# start costs a quarter of a second under TCG; this file makes some 120
+# requests): genl() prints its output and returns its status as a run of
+# its own would.  The server starts with the case (tap_case_begin), on
+# FIFOs whose descriptors the case's subshells inherit, one request at a
+# time; it ends when the case does, at EOF.  Its replies come in files
+# ($GENL_DIR/out and err): bash reads a pipe a byte at a time, 30 s for
+# a dump of 1024 ports.
+GENL=genl
+GENL_REQ= GENL_REP= GENL_DIR=
+
+tap_case_begin() {
+	GENL_DIR=$(mktemp -d) || return 1
+	mkfifo "$GENL_DIR/req" "$GENL_DIR/rep" || return 1
+	$GENL_PY serve "$GENL_DIR" < "$GENL_DIR/req" > "$GENL_DIR/rep" 2>&1 &
+	exec {GENL_REQ}> "$GENL_DIR/req" {GENL_REP}< "$GENL_DIR/rep"
+}
+
+genl() {
+	local line lines
+
+	printf -v line '%q ' "$@"
+	printf '%s\n' "$line" >&"$GENL_REQ"
+	IFS= read -r -u "$GENL_REP" line
+	if [[ $line != '%% rc '* ]]; then
+		echo "genl.py serve: $line" >&2
+		return 1
+	fi
+	mapfile -t lines < "$GENL_DIR/out"
+	[ ${#lines[@]} -gt 0 ] && printf '%s\n' "${lines[@]}"
+	mapfile -t lines < "$GENL_DIR/err"
+	[ ${#lines[@]} -gt 0 ] && printf '%s\n' "${lines[@]}" >&2
+	return "${line#%% rc }"
+}
 
 # One value of a port from "genl.py get": jq path $2 (e.g. .detect_ms).
 nlget() {
@@ -228,11 +264,11 @@ test_netns() {
 	$GENL set "$idx" detect_ms=5 2>/dev/null && fail "init netns changed a port of pfns"
 	$GENL clear "$idx" 2>/dev/null && fail "init netns cleared a port of pfns"
 	local j
-	j=$(ip netns exec pfns $GENL dump) || fail "dump in pfns"
+	j=$(ip netns exec pfns $GENL_PY dump) || fail "dump in pfns"
 	expect_eq "$(echo "$j" | jq -c '[.ports[] | [.ifname, .detect_ms, .held]]')" \
 		'[["sw1",123,1]]' "pfns sees its held port, config kept"
 	ip netns exec pfns test -d /sys/class/net/sw1/pfcwd || fail "sysfs moved along"
-	ip netns exec pfns $GENL set sw1 detect_ms=321 || fail "set in pfns"
+	ip netns exec pfns $GENL_PY set sw1 detect_ms=321 || fail "set in pfns"
 	expect_eq "$(ip netns exec pfns cat /sys/class/net/sw1/pfcwd/detection_time_ms)" 321 \
 		"changed in its netns"
 	# Back: the port follows again.
@@ -261,7 +297,7 @@ test_netns_move_mid_storm() {
 	grep -q "^sw1 .*ingress_hook 0" $PFCWD_DBG || fail "ingress hook left behind"
 	expect_eq "$(ip netns exec pfns dcb pfc show dev sw1 prio-pfc | grep -o '[0-7]:on' |
 		cut -d: -f1 | tr '\n' ' ' | sed 's/ $//')" "$base" "pfc_en restored"
-	expect_eq "$(ip netns exec pfns $GENL get sw1 | jq -c '[.held, .prio[3].state]')" "[1,0]" \
+	expect_eq "$(ip netns exec pfns $GENL_PY get sw1 | jq -c '[.held, .prio[3].state]')" "[1,0]" \
 		"held, operational in pfns"
 	# Watched there (once up again: a move takes the device down): a new
 	# storm is detected and restored in pfns.
@@ -346,19 +382,19 @@ test_unprivileged() {
 	tc qdisc add dev sw1 root pfcwd || fail "tc qdisc add"
 	local before nopriv="setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all"
 	before=$(snapshot)
-	$nopriv $GENL get sw1 >/dev/null || fail "unprivileged port-get refused"
-	$nopriv $GENL dump >/dev/null || fail "unprivileged dump refused"
+	$nopriv $GENL_PY get sw1 >/dev/null || fail "unprivileged port-get refused"
+	$nopriv $GENL_PY dump >/dev/null || fail "unprivileged dump refused"
 	local out
 	for req in "set sw1 detect_ms=10" "set sw1 enabled=0" "clear sw1" "clear" "restore sw1 8"; do
 		# shellcheck disable=SC2086
-		out=$($nopriv $GENL $req 2>&1) && fail "unprivileged '$req' accepted"
+		out=$($nopriv $GENL_PY $req 2>&1) && fail "unprivileged '$req' accepted"
 		case $out in
 		*"error: EPERM"*) log "unprivileged $req: $out" ;;
 		*) fail "unprivileged '$req': wanted EPERM, got: $out" ;;
 		esac
 	done
 	# Root without CAP_NET_ADMIN is refused too.
-	out=$(setpriv --inh-caps=-net_admin --bounding-set=-net_admin $GENL set sw1 detect_ms=10 2>&1) &&
+	out=$(setpriv --inh-caps=-net_admin --bounding-set=-net_admin $GENL_PY set sw1 detect_ms=10 2>&1) &&
 		fail "set without CAP_NET_ADMIN accepted"
 	case $out in *EPERM*) ;; *) fail "no EPERM without CAP_NET_ADMIN: $out" ;; esac
 	expect_eq "$(snapshot)" "$before" "nothing changed"
@@ -373,7 +409,7 @@ test_events() {
 	echo 100 > /sys/class/net/sw1/pfcwd/restoration_time_ms
 	local ev=/tmp/pfcwd-events.$$ t0 t1 t2 idx
 	idx=$(cat /sys/class/net/sw1/ifindex)
-	$GENL listen 30 --count 2 > "$ev" &
+	$GENL_PY listen 30 --count 2 > "$ev" &
 	local pid=$!
 	for _ in $(seq 100); do grep -q listening "$ev" && break; sleep 0.05; done
 	t0=$(now_ns)
@@ -440,14 +476,25 @@ test_stats_clear_restore() {
 }
 
 # 1024 ports dumped again and again while ports come and go.
+# Logs how long the phase that ends now took (since $t, which it resets).
+phase() {
+	local now=${EPOCHREALTIME/./}
+
+	log "$1: $(((now - t) / 1000)) ms"
+	t=$now
+}
+
 test_dump_churn() {
 	reset_all
-	local i n=1024
+	local i n=1024 t=${EPOCHREALTIME/./}
 	for i in $(seq $n); do echo "p$i"; done > /tmp/pfcwd-ports.$$
 	while read -r p; do echo "$p" > $PFCSIM_DFS/new_port || fail "new_port $p"; done < /tmp/pfcwd-ports.$$
-	sed 's/^/set /; s/$/ enabled=1/' /tmp/pfcwd-ports.$$ | $GENL batch || fail "enable $n ports"
+	phase "$n pfcsim ports created"
+	sed 's/^/set /; s/$/ enabled=1/' /tmp/pfcwd-ports.$$ | $GENL_PY batch || fail "enable $n ports"
+	phase "$n ports enabled"
 	expect_eq "$($GENL dump | jq '.ports | length')" $n "all ports dumped"
 	expect_eq "$($GENL dump | jq -c '[.ports[].prio | length] | unique')" "[8]" "8 priorities each"
+	phase "two dumps"
 	# The churn: one genl.py for all its requests (a Python start each
 	# cost more than the churn itself); its rounds are counted in a file,
 	# to show that they overlapped the dumps.
@@ -460,7 +507,7 @@ test_dump_churn() {
 			[ "$i" -gt 2 ] && echo "set c$((i - 2)) enabled=0"
 			echo "p$((i * 7))" > $PFCSIM_DFS/del_port
 			echo "$i" >> $prog
-		done | $GENL batch
+		done | $GENL_PY batch
 	) &
 	churn=$!
 	p0=$(wc -l < $prog)
@@ -474,7 +521,9 @@ test_dump_churn() {
 	expect_eq "$(echo "$r" | jq .duplicates)" 0 "no port twice in a dump"
 	[ "$(echo "$r" | jq .min)" -ge $((n - 40)) ] || fail "a dump missed ports: $r"
 	rm -f /tmp/pfcwd-ports.$$
+	phase "the churn"
 	unload_mod pfcsim
+	phase "pfcsim unloaded"
 	expect_eq "$($GENL dump | jq '.ports | length')" 0 "no port left"
 }
 

@@ -10,14 +10,16 @@
 # ynl_listen.py, which stops once the events came (cli.py sleeps a fixed
 # time first).
 #
-# ynl is slow to start under TCG (~5 s a run, ~10 s with the schema
-# validation): the cases are few and use each run for as much as they can,
-# and only test_ynl_get has ynl validate the spec against its schema here
-# (make unit does it on the host as well).
+# cli.py is slow to start under TCG (~1.5 s a run, ten more with the
+# schema validation, which make unit does on the host:
+# tools/testing/unit/ynl_spec_test.py): test_ynl_get runs it for
+# --list-ops; every other request of a case goes through that case's one
+# ynl_batch.py, which does what cli.py does with the same library.
 
 . "$(dirname "$0")/lib.sh"
 
 YNL=$PFCWD_TOP/scripts/ynl
+YNL_SPEC=$PFCWD_TOP/Documentation/netlink/specs/pfcwd.yaml
 export PFCWD_YNL_SCHEMA=0
 
 knob() { cat "/sys/class/net/$1/pfcwd/$2"; }
@@ -26,12 +28,48 @@ sim() {
 	echo "$3" > "$PFCSIM_DFS/$1/$2" || fail "cannot write pfcsim $1/$2: $3"
 }
 
+# Each case's requests go through one ynl_batch.py (see there): cli.py's
+# requests in cli.py's words, its output and exit status, without a
+# second and a half of Python start per request.  It starts once the case
+# has loaded the modules (the family's id is looked up once), on FIFOs
+# whose descriptors the case's subshells inherit; it ends at the case's
+# end, when its standard input closes.  The output of each request comes
+# in a file, $YNL_DIR/out.
+YNL_REQ= YNL_REP= YNL_DIR=
+
+ynl_reset() {
+	reset_all
+	YNL_DIR=$(mktemp -d) || fail "mktemp"
+	mkfifo "$YNL_DIR/req" "$YNL_DIR/rep" || fail "mkfifo"
+	python3 "$SELFTEST_DIR/ynl_batch.py" "$PFCWD_TOP/build/ynl" "$YNL_SPEC" \
+		"$YNL_DIR" < "$YNL_DIR/req" > "$YNL_DIR/rep" 2>&1 &
+	exec {YNL_REQ}> "$YNL_DIR/req" {YNL_REP}< "$YNL_DIR/rep"
+}
+
+# ynl_call ARGS...: cli.py ARGS... --output-json, through the case's
+# ynl_batch.py: prints the output, returns cli.py's exit status.
+ynl_call() {
+	local line lines
+
+	[ -n "$YNL_REQ" ] || fail "ynl_call before ynl_reset"
+	printf -v line '%q ' "$@"
+	printf '%s\n' "$line" >&"$YNL_REQ"
+	IFS= read -r -u "$YNL_REP" line
+	if [[ $line != '%% rc '* ]]; then
+		echo "ynl_batch.py: $line"
+		return 1
+	fi
+	mapfile -t lines < "$YNL_DIR/out"
+	[ ${#lines[@]} -gt 0 ] && printf '%s\n' "${lines[@]}"
+	return "${line#%% rc }"
+}
+
 # ynl ARGS...: runs ynl with JSON output; prints it; fails the case if
 # ynl fails.
 ynl() {
 	local out
 
-	out=$("$YNL" --output-json "$@" 2>&1) || fail "ynl $* failed: $out"
+	out=$(ynl_call "$@" 2>&1) || fail "ynl $* failed: $out"
 	printf '%s\n' "$out"
 }
 
@@ -56,7 +94,7 @@ ynl_refused() {
 	local errno=$1 msg=$2 bad=$3 out rc
 
 	shift 3
-	out=$("$YNL" "$@" 2>&1)
+	out=$(ynl_call "$@" 2>&1)
 	rc=$?
 	log "ynl $*: $(printf '%s' "$out" | grep -E 'error:|extack:' | tr -d '\t' | tr '\n' ' ')"
 	[ $rc = 1 ] || fail "ynl $*: exit $rc, expected 1: $out"
@@ -142,7 +180,7 @@ check_port_vs_sysfs() {
 }
 
 test_ynl_get() {
-	reset_all
+	ynl_reset
 	pfcsim_new sw1
 	pfcsim_new sw2
 	tc qdisc add dev sw1 root handle 1: pfcwd || fail "tc qdisc add"
@@ -152,7 +190,7 @@ test_ynl_get() {
 
 	local ops dump j
 	# "NAME  [ MODE, MODE ]" per operation, modes in no particular order.
-	ops=$(PFCWD_YNL_SCHEMA=1 "$YNL" --list-ops) || fail "ynl --list-ops: $ops"
+	ops=$("$YNL" --list-ops) || fail "ynl --list-ops: $ops"
 	expect_eq "$(echo "$ops" | tr -d '[],' | while read -r name modes; do
 			echo "$name $(printf '%s\n' $modes | sort | paste -sd,)"
 		done | sort | paste -sd';')" \
@@ -184,7 +222,7 @@ test_ynl_get() {
 }
 
 test_ynl_set() {
-	reset_all
+	ynl_reset
 	pfcsim_new sw1
 	pfcsim_new sw2
 	tc qdisc add dev sw1 root handle 1: pfcwd || fail "tc qdisc add"
@@ -236,7 +274,7 @@ test_ynl_set() {
 }
 
 test_ynl_bad() {
-	reset_all
+	ynl_reset
 	pfcsim_new sw1
 	tc qdisc add dev sw1 root handle 1: pfcwd || fail "tc qdisc add"
 	local before
@@ -284,7 +322,7 @@ test_ynl_bad() {
 # drop overrides (defaults), port-get gives each override set, the mask
 # and the values in force; bad nests refused, nothing changed.
 test_ynl_prio_policy() {
-	reset_all
+	ynl_reset
 	pfcsim_new sw1
 	tc qdisc add dev sw1 root handle 1: pfcwd || fail "tc qdisc add"
 	local j before
@@ -343,7 +381,7 @@ wait_subscribed() {
 }
 
 test_ynl_events() {
-	reset_all
+	ynl_reset
 	pfcsim_new sw1
 	tc qdisc add dev sw1 root handle 1: pfcwd || fail "tc qdisc add"
 	# T0 1 s, warn 100 ms: a 300 ms pause has 700 ms of margin.
@@ -420,7 +458,7 @@ test_ynl_events() {
 }
 
 test_ynl_restore_clear() {
-	reset_all
+	ynl_reset
 	pfcsim_new sw1
 	pfcsim_new sw2
 	tc qdisc add dev sw1 root handle 1: pfcwd || fail "tc qdisc add sw1"
@@ -469,7 +507,7 @@ test_ynl_restore_clear() {
 # every port, one priority of one port, and bad requests (a missing
 # device, a device that is not a port, a priority out of range).
 test_ynl_history() {
-	reset_all
+	ynl_reset
 	pfcsim_new sw1
 	pfcsim_new sw2
 	pfcsim_new sw3
