@@ -17,16 +17,81 @@ TIMING=$SELFTEST_DIR/swpfc_timing.py
 STORM_OUT=/tmp/swpfc-storm.json
 STORM_PID=
 
-frames() { python3 "$FRAMES" "$@"; }
+# One "swpfc_frames.py serve" for the whole script (see there): Scapy
+# takes two seconds to import under TCG, and the cases start some thirty
+# senders.  Every case (a fork of this shell) inherits the FIFOs to it;
+# requests go one at a time, replies come in files ($FRAMES_DIR/out, err).
+# A case ends the background runs it left (cleanup, tap_case_begin).
+FRAMES_REQ= FRAMES_REP= FRAMES_DIR= FRAMES_SERVER= FRAMES_OWNER=
+
+frames_server_start() {
+	FRAMES_DIR=$(mktemp -d) || exit 1
+	mkfifo "$FRAMES_DIR/req" "$FRAMES_DIR/rep" || exit 1
+	python3 "$FRAMES" serve "$FRAMES_DIR" < "$FRAMES_DIR/req" > "$FRAMES_DIR/rep" 2>&1 &
+	FRAMES_SERVER=$!
+	FRAMES_OWNER=$BASHPID
+	exec {FRAMES_REQ}> "$FRAMES_DIR/req" {FRAMES_REP}< "$FRAMES_DIR/rep"
+}
+
+# _frames_ask VERB ARGS...: one request; prints its output and error
+# output; returns its status; sets FRAMES_BG to a background run's pid.
+# (A write to the FIFO of a server that is gone would kill the shell.)
+_frames_ask() {
+	local line lines
+
+	if ! kill -0 "$FRAMES_SERVER" 2>/dev/null; then
+		echo "swpfc_frames.py serve is gone" >&2
+		return 1
+	fi
+	printf -v line '%q ' "$@"
+	printf '%s\n' "$line" >&"$FRAMES_REQ"
+	IFS= read -r -u "$FRAMES_REP" line
+	case $line in
+	'%% pid '*) FRAMES_BG=${line#%% pid }; return 0 ;;
+	'%% rc '*) ;;
+	*) echo "swpfc_frames.py serve: $line" >&2; return 1 ;;
+	esac
+	mapfile -t lines < "$FRAMES_DIR/out"
+	[ ${#lines[@]} -gt 0 ] && printf '%s\n' "${lines[@]}"
+	mapfile -t lines < "$FRAMES_DIR/err"
+	[ ${#lines[@]} -gt 0 ] && printf '%s\n' "${lines[@]}" >&2
+	return "${line#%% rc }"
+}
+
+frames() { _frames_ask run "$@"; }
+timing() { _frames_ask timing "$@"; }
+
+# frames_bg FILE ARGS...: frames ARGS in the background, output in FILE;
+# STORM_PID its pid, for frames_wait (after a kill -TERM, or not).
+frames_bg() {
+	_frames_ask bg "$@" || return 1
+	STORM_PID=$FRAMES_BG
+}
+
+frames_wait() { _frames_ask wait "$1"; }
+
+tap_case_begin() { _frames_ask reset; }
 
 # A case that fails or times out must not leave a sender running: the
 # runner reads the case's output until every process holding it is gone.
+# A case's own jobs are ended, and its senders the frames server runs;
+# the script's end closes the server's input, and it ends its senders
+# and itself.
 cleanup() {
-	local pids
+	local pids= p
 
-	pids=$(jobs -p)
+	for p in $(jobs -p); do
+		[ "$p" = "$FRAMES_SERVER" ] || pids="$pids $p"
+	done
 	[ -n "$pids" ] && kill -TERM $pids 2>/dev/null
 	[ -n "$pids" ] && wait $pids 2>/dev/null
+	[ -n "$FRAMES_SERVER" ] || return 0
+	if [ "$BASHPID" = "$FRAMES_OWNER" ]; then
+		exec {FRAMES_REQ}>&-
+		wait "$FRAMES_SERVER" 2>/dev/null
+	else
+		_frames_ask reset > /dev/null 2>&1
+	fi
 	return 0
 }
 trap cleanup EXIT
@@ -109,14 +174,14 @@ xpaused() {
 storm_start() {
 	local xoff=$(swp "${1%%,*}" xoff)
 
-	python3 "$FRAMES" storm $PEER "$1" --interval-us 500 --duration-ms 600000 > $STORM_OUT &
-	STORM_PID=$!
+	frames_bg $STORM_OUT storm $PEER "$1" --interval-us 500 --duration-ms 600000 ||
+		fail "storm sender"
 	wait_above "swp ${1%%,*} xoff" "$xoff" 120
 }
 
 storm_stop() {
 	kill -TERM $STORM_PID 2>/dev/null
-	wait $STORM_PID
+	frames_wait $STORM_PID
 	STORM_PID=
 	log "storm: $(cut -c1-200 $STORM_OUT)"
 }
@@ -189,7 +254,7 @@ test_storm_timing() {
 
 	setup 30 300
 	mark=$(dmesg_lines)
-	python3 "$TIMING" $DEV $PEER 3 5 --json "$PFCWD_RESULTS/swpfc-timing-$(uname -r).json" ||
+	timing $DEV $PEER 3 5 --json "$PFCWD_RESULTS/swpfc-timing-$(uname -r).json" ||
 		fail "storm timing out of bounds"
 	n=$(dmesg | tail -n "+$((mark + 1))" |
 		grep -cE "pfcwd: $DEV prio 3: PFC storm detected, action drop \(paused [0-9]+ ms\)")
@@ -223,11 +288,11 @@ test_xon_only() {
 	local sent xon3 xoff3
 
 	setup 30 300
-	python3 "$FRAMES" xon $PEER 3,4 --interval-us 500 --duration-ms 3000 > $STORM_OUT &
-	STORM_PID=$!
+	frames_bg $STORM_OUT xon $PEER 3,4 --interval-us 500 --duration-ms 3000 ||
+		fail "XON sender"
 	wait_above "swp 3 xon" 0 120
 	traffic_during 100 3 4
-	wait $STORM_PID
+	frames_wait $STORM_PID
 	sent=$(sed 's/.*"sent": \([0-9]*\).*/\1/' $STORM_OUT)
 	log "XON frames sent: $sent"
 	for p in 3 4; do
@@ -303,11 +368,11 @@ test_global_pause() {
 	local sent mac
 
 	setup 30 300
-	python3 "$FRAMES" pause $PEER --interval-us 500 --duration-ms 3000 > $STORM_OUT &
-	STORM_PID=$!
+	frames_bg $STORM_OUT pause $PEER --interval-us 500 --duration-ms 3000 ||
+		fail "PAUSE sender"
 	wait_above "sw global_pause" 0 120
 	traffic_during 100 3 0
-	wait $STORM_PID
+	frames_wait $STORM_PID
 	sent=$(sed 's/.*"sent": \([0-9]*\).*/\1/' $STORM_OUT)
 	mac=$(cat /sys/class/net/$DEV/address)
 	frames pause $PEER --unicast "$mac" --count 20 > /dev/null
@@ -455,7 +520,7 @@ test_link_speed() {
 	tc qdisc add dev $TAP root handle 1: pfcwd || fail "qdisc on tap"
 	DEV=$TAP
 	expect_eq "$(sw quantum_ps)" 5120000 "quantum at 100 Mb/s, ps"
-	python3 "$FRAMES" tap $TAP 3:65535,4:1000 --count 1 > /dev/null || fail "tap frame"
+	frames tap $TAP 3:65535,4:1000 --count 1 > /dev/null || fail "tap frame"
 	expect_eq "$(($(swp 3 until_ns) - $(swp 3 last_xoff_ns)))" 335539200 \
 		"65535 quanta at 100 Mb/s, ns"
 	expect_eq "$(($(swp 4 until_ns) - $(swp 4 last_xoff_ns)))" 5120000 \
@@ -464,7 +529,7 @@ test_link_speed() {
 	ethtool -s $TAP speed 1000 duplex full autoneg off || fail "tap speed 1000"
 	ip link set $TAP down && ip link set $TAP up
 	expect_eq "$(sw quantum_ps)" 512000 "quantum at 1000 Mb/s after a link change, ps"
-	python3 "$FRAMES" tap $TAP 3:65535 --count 1 > /dev/null || fail "tap frame"
+	frames tap $TAP 3:65535 --count 1 > /dev/null || fail "tap frame"
 	expect_eq "$(($(swp 3 until_ns) - $(swp 3 last_xoff_ns)))" 33553920 \
 		"65535 quanta at 1000 Mb/s, ns"
 
@@ -476,7 +541,7 @@ test_link_speed() {
 	set_knob detection_time_ms 200
 	set_knob restoration_time_ms 500
 	d=$(pstat $TAP 3 detected)
-	python3 "$TIMING" $TAP - 3 3 --tap --interval-us 20000 --hold 100 --strict-start \
+	timing $TAP - 3 3 --tap --interval-us 20000 --hold 100 --strict-start \
 		--json "$PFCWD_RESULTS/swpfc-timing-tap-$(uname -r).json" ||
 		fail "storm timing on the tap out of bounds"
 	expect_eq "$(pstat $TAP 3 detected)" $((d + 3)) "storms detected"
@@ -519,7 +584,7 @@ test_teardown_veth() {
 	wait_stat $DEV 3 state stormed 120
 	ip link del $DEV || fail "veth delete mid-storm"
 	grep -q "^$DEV " $PFCWD_DBG && fail "port left behind"
-	wait $STORM_PID
+	frames_wait $STORM_PID
 	STORM_PID=
 	grep -q '"error"' $STORM_OUT || fail "the sender did not see its device go"
 	expect_eq "$(ptype_pfcwd)" 0 "pfcwd in /proc/net/ptype"
@@ -664,4 +729,5 @@ TESTS=(
 	"test_teardown_unload_held	swpfc: module unloaded mid drop storm with a netlink-held port (no qdisc): handler and hook gone, no reference left	600"
 )
 
+frames_server_start
 tap_main "$@"

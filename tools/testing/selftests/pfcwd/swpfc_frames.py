@@ -37,6 +37,21 @@ socket; this script only chooses their fields and their timing.
       or none for TIMEOUT_MS; prints "PRIO SEQ T" per frame, T the
       kernel's receive time (SO_TIMESTAMPNS) in CLOCK_MONOTONIC ns.
 
+  swpfc_frames.py serve DIR
+      Runs the commands above, and swpfc_timing.py, for a shell script
+      without starting Python and Scapy each time (about two seconds
+      under TCG): a request a line on stdin, shell-quoted,
+        run ARGS...          this script's ARGS, DIR/out and DIR/err its
+                             output, then "%% rc N" (its exit status)
+        timing ARGS...       the same for swpfc_timing.py ARGS
+        bg FILE ARGS...      ARGS in the background, its output in FILE:
+                             "%% pid N" at once
+        wait PID             waits for that background run: its error
+                             output in DIR/err, then "%% rc N"
+        reset                ends every background run: "%% rc 0"
+      Each run is a child forked from the server, with Scapy imported.
+      At EOF or SIGTERM the server ends its background runs and exits.
+
 The sending commands print one JSON object at the end: frames sent, and
 CLOCK_MONOTONIC stamps taken just before and just after the first and the
 last frame ("first_before", "first_after", "last_before", "last_after",
@@ -50,6 +65,7 @@ import fcntl
 import json
 import logging
 import os
+import shlex
 import signal
 import socket
 import struct
@@ -470,5 +486,118 @@ def main():
     return cmd_send(a)
 
 
+def _run_child(target, argv, out, err):
+    """In a forked child: runs @target() with sys.argv @argv, stdout to
+    file @out, stderr to file @err; never returns."""
+    rc = 1
+    try:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        for fd, path, flags in ((0, os.devnull, os.O_RDONLY),
+                                (1, out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC),
+                                (2, err, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)):
+            f = os.open(path, flags, 0o644)
+            os.dup2(f, fd)
+            os.close(f)
+        sys.argv = argv
+        rc = target()
+    except SystemExit as e:
+        rc = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    except BaseException:
+        import traceback
+        traceback.print_exc()
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(rc if isinstance(rc, int) else 0)
+
+
+def _status(status):
+    """A wait status as the shell's $?."""
+    code = os.waitstatus_to_exitcode(status)
+    return 128 - code if code < 0 else code
+
+
+def serve(outdir):
+    """The request loop of "serve DIR" (module docstring)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    children = set()
+
+    def end_children():
+        for pid in children:
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except OSError:
+                pass
+        for pid in children:
+            try:
+                os.waitpid(pid, 0)
+            except OSError:
+                pass
+        children.clear()
+
+    def on_term(signum, frame):
+        end_children()
+        os._exit(128 + signum)
+
+    def timing():
+        import swpfc_timing
+        return swpfc_timing.main()
+
+    signal.signal(signal.SIGTERM, on_term)
+    out, err = os.path.join(outdir, "out"), os.path.join(outdir, "err")
+    while True:
+        line = sys.stdin.readline()
+        if not line:
+            end_children()
+            return 0
+        words = shlex.split(line)
+        verb, args = (words[0], words[1:]) if words else ("", [])
+        reply = None
+        for path in (out, err):     # a request's output is its own
+            open(path, "w").close()
+        if verb in ("run", "timing", "bg") and (args or verb != "bg"):
+            target = timing if verb == "timing" else main
+            prog = os.path.join(here, "swpfc_timing.py" if verb == "timing"
+                                else "swpfc_frames.py")
+            if verb == "bg":
+                bg_out, args = args[0], args[1:]
+            sys.stdout.flush()
+            sys.stderr.flush()
+            pid = os.fork()
+            if pid == 0:
+                if verb == "bg":
+                    _run_child(target, [prog] + args, bg_out,
+                               os.path.join(outdir, "bg-%d.err" % os.getpid()))
+                _run_child(target, [prog] + args, out, err)
+            if verb == "bg":
+                children.add(pid)
+                reply = "%%%% pid %d" % pid
+            else:
+                reply = "%%%% rc %d" % _status(os.waitpid(pid, 0)[1])
+        elif verb == "wait" and len(args) == 1 and args[0].isdigit() \
+                and int(args[0]) in children:
+            pid = int(args[0])
+            rc = _status(os.waitpid(pid, 0)[1])
+            children.discard(pid)
+            bg_err = os.path.join(outdir, "bg-%d.err" % pid)
+            if os.path.exists(bg_err):
+                os.replace(bg_err, err)
+            reply = "%%%% rc %d" % rc
+        elif verb == "reset":
+            end_children()
+            reply = "%% rc 0"
+        else:
+            with open(err, "w") as f:
+                f.write("swpfc_frames.py serve: bad request: %s" % line)
+            reply = "%% rc 2"
+        sys.stdout.write(reply + "\n")
+        sys.stdout.flush()
+
+
 if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "serve":
+        sys.exit(serve(sys.argv[2]))
     sys.exit(main())
