@@ -15,27 +15,20 @@
 #   genl.py listen SECONDS [--count N]        events, one JSON per line
 #   genl.py batch                             "set DEV K=V..." lines on stdin
 #   genl.py dumps N                           N dumps: ports, duplicates, intr
-#   genl.py serve DIR                         many requests, one process:
-#        a line of genl.py arguments (shell-quoted) on stdin, one at a
-#        time; its standard output and error go to the files DIR/out and
-#        DIR/err, then "%% rc N" (N its exit status) to stdout.  A Python
-#        start costs a quarter of a second in a TCG guest; the replies
-#        are files, since bash reads a pipe a byte at a time.
+#   genl.py serve DIR                         many requests, one process
+#        (reqserve.py): a line of genl.py arguments at a time
 #
 # Errors print "error: ERRNO_NAME: extack message" on stderr and exit 1
 # (2 for usage errors).
-import contextlib
 import errno
 import json
 import os
 import re
 import select
-import shlex
 import socket
 import struct
 import sys
 import time
-import traceback
 
 NETLINK_GENERIC = 16
 NLM_F_REQUEST, NLM_F_ACK, NLM_F_DUMP = 1, 4, 0x300
@@ -388,28 +381,17 @@ def main(argv):
     return 0
 
 
-def serve(outdir):
-    """Runs main() for each line of arguments on stdin (see the header)."""
-    while True:
-        line = sys.stdin.readline()
-        if not line:
-            return 0
-        with open(os.path.join(outdir, 'out'), 'w') as out, \
-                open(os.path.join(outdir, 'err'), 'w') as err, \
-                contextlib.redirect_stdout(out), \
-                contextlib.redirect_stderr(err):
-            try:
-                args = shlex.split(line)
-                rc = 2 if args and args[0] in ('serve', 'batch', 'listen') \
-                    else main(args)
-            except Exception:  # what a run of its own would have printed
-                traceback.print_exc()
-                rc = 1
-        sys.stdout.write('%%%% rc %d\n' % rc)
-        sys.stdout.flush()
+def serve_one(args):
+    """One request of "serve": anything but another server or stdin."""
+    if args[:1] in (['serve'], ['batch'], ['listen']):
+        print('not through serve: ' + args[0], file=sys.stderr)
+        return 2
+    return main(args)
 
 
 if __name__ == '__main__':
     if len(sys.argv) == 3 and sys.argv[1] == 'serve':
-        sys.exit(serve(sys.argv[2]))
+        sys.dont_write_bytecode = True
+        import reqserve
+        sys.exit(reqserve.serve(sys.argv[2], serve_one))
     sys.exit(main(sys.argv[1:]))

@@ -11,40 +11,12 @@
 # genl.py run on its own: in another netns, with fewer privileges, and for
 # batch and listen.
 GENL_PY="python3 -S $SELFTEST_DIR/genl.py"
-# Every other request goes to the case's one "genl.py serve" (a Python
-# start costs a quarter of a second under TCG; this file makes some 120
-# requests): genl() prints its output and returns its status as a run of
-# its own would.  The server starts with the case (tap_case_begin), on
-# FIFOs whose descriptors the case's subshells inherit, one request at a
-# time; it ends when the case does, at EOF.  Its replies come in files
-# ($GENL_DIR/out and err): bash reads a pipe a byte at a time, 30 s for
-# a dump of 1024 ports.
+# Every other request goes to the script's one "genl.py serve" (a request
+# server, reqserve.py and lib.sh: a Python start costs a quarter of a
+# second under TCG, and this file makes some 120 requests): genl() prints
+# its output and returns its status as a run of its own would.
 GENL=genl
-GENL_REQ= GENL_REP= GENL_DIR=
-
-tap_case_begin() {
-	GENL_DIR=$(mktemp -d) || return 1
-	mkfifo "$GENL_DIR/req" "$GENL_DIR/rep" || return 1
-	$GENL_PY serve "$GENL_DIR" < "$GENL_DIR/req" > "$GENL_DIR/rep" 2>&1 &
-	exec {GENL_REQ}> "$GENL_DIR/req" {GENL_REP}< "$GENL_DIR/rep"
-}
-
-genl() {
-	local line lines
-
-	printf -v line '%q ' "$@"
-	printf '%s\n' "$line" >&"$GENL_REQ"
-	IFS= read -r -u "$GENL_REP" line
-	if [[ $line != '%% rc '* ]]; then
-		echo "genl.py serve: $line" >&2
-		return 1
-	fi
-	mapfile -t lines < "$GENL_DIR/out"
-	[ ${#lines[@]} -gt 0 ] && printf '%s\n' "${lines[@]}"
-	mapfile -t lines < "$GENL_DIR/err"
-	[ ${#lines[@]} -gt 0 ] && printf '%s\n' "${lines[@]}" >&2
-	return "${line#%% rc }"
-}
+genl() { srv_ask genl "$@"; }
 
 # One value of a port from "genl.py get": jq path $2 (e.g. .detect_ms).
 nlget() {
@@ -543,4 +515,5 @@ TESTS=(
 	"test_dump_churn	netlink: 1024-port dumps while ports come and go: no duplicates	600"
 )
 
+srv_start genl $GENL_PY serve || exit 1
 tap_main "$@"

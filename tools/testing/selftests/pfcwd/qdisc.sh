@@ -7,6 +7,9 @@
 . "$(dirname "$0")/lib.sh"
 
 TC_NL=$SELFTEST_DIR/tc-nl.py
+# tc-nl.py ARGS..., through the script's one tc-nl.py (a request server:
+# lib.sh) rather than a Python start each.
+tcnl() { srv_ask tcnl "$@"; }
 
 setup() {
 	load_mod pfcwd
@@ -30,7 +33,7 @@ lifecycle() {
 	tc qdisc show dev "$dev" | grep -q "^qdisc pfifo_fast 2: root" ||
 		fail "$dev: pfifo_fast not in place"
 	tc qdisc replace dev "$dev" root handle 3: pfcwd || fail "$dev: replace back"
-	python3 -S "$TC_NL" change "$dev" handle 3 limit 50 >/dev/null || fail "$dev: change limit"
+	tcnl change "$dev" handle 3 limit 50 >/dev/null || fail "$dev: change limit"
 	tc qdisc del dev "$dev" root || fail "$dev: delete"
 	tc qdisc show dev "$dev" | grep -q pfcwd && fail "$dev: still present after delete"
 	return 0
@@ -80,15 +83,15 @@ test_default_limit() {
 	ip link add pq0 type dummy && ip link set pq0 txqueuelen 37 up || fail "dummy"
 	tc qdisc add dev pq0 root handle 1: pfcwd || fail "add"
 	# Without the tc plugin, tc does not print the options; read them raw.
-	expect_eq "$(python3 -S "$TC_NL" show pq0)" "handle 1: limit 37" "default limit"
-	python3 -S "$TC_NL" change pq0 handle 1 limit 1000 || fail "change"
-	expect_eq "$(python3 -S "$TC_NL" show pq0)" "handle 1: limit 1000" "changed limit"
+	expect_eq "$(tcnl show pq0)" "handle 1: limit 37" "default limit"
+	tcnl change pq0 handle 1 limit 1000 || fail "change"
+	expect_eq "$(tcnl show pq0)" "handle 1: limit 1000" "changed limit"
 	ip link del pq0
 	# A queueing device with tx_queue_len 0 still gets one packet per band.
 	pfcsim_new psim0
 	ip link set psim0 txqueuelen 0
 	tc qdisc replace dev psim0 root handle 2: pfcwd || fail "replace"
-	expect_eq "$(python3 -S "$TC_NL" show psim0)" "handle 2: limit 1" "limit with txqueuelen 0"
+	expect_eq "$(tcnl show psim0)" "handle 2: limit 1" "limit with txqueuelen 0"
 	pfcsim_del psim0
 }
 
@@ -97,7 +100,7 @@ expect_nl_error() {
 	local want=$1 msg=$2 out rc
 	shift 2
 
-	out=$(python3 -S "$TC_NL" "$@" 2>&1)
+	out=$(tcnl "$@" 2>&1)
 	rc=$?
 	[ "$rc" = "$want" ] || fail "'$*': exit $rc (want $want): $out"
 	[ -z "$msg" ] || echo "$out" | grep -q "$msg" ||
@@ -109,8 +112,8 @@ test_bad_netlink() {
 	setup
 	ip link add pq0 type dummy && ip link set pq0 up || fail "dummy"
 	tc qdisc add dev pq0 root handle 1: pfcwd || fail "add"
-	python3 -S "$TC_NL" change pq0 handle 1 limit 9 || fail "change limit 9"
-	before=$(python3 -S "$TC_NL" show pq0)
+	tcnl change pq0 handle 1 limit 9 || fail "change limit 9"
+	before=$(tcnl show pq0)
 	expect_eq "$before" "handle 1: limit 9" "limit before bad requests"
 	expect_nl_error 34 "extack: " change pq0 handle 1 limit 0
 	expect_nl_error 34 "extack: " change pq0 handle 1 limit 0x100001
@@ -119,7 +122,7 @@ test_bad_netlink() {
 	expect_nl_error 22 "NLA_F_NESTED" change pq0 handle 1 limit 5 noflag
 	expect_nl_error 22 "extack: " change pq0 handle 1 attr 99:00000000
 	expect_nl_error 34 "extack: " replace pq0 handle 1 limit 0
-	after=$(python3 -S "$TC_NL" show pq0)
+	after=$(tcnl show pq0)
 	expect_eq "$after" "$before" "qdisc after rejected changes"
 	tc qdisc del dev pq0 root
 	# A rejected add leaves the device's default qdisc in place.
@@ -205,4 +208,5 @@ TESTS=(
 	"test_userns_limit	qdisc: ports in user namespaces are limited, the host's are not"
 )
 
+srv_start tcnl python3 -S "$TC_NL" serve || exit 1
 tap_main "$@"

@@ -16,61 +16,25 @@ FRAMES=$SELFTEST_DIR/swpfc_frames.py
 TIMING=$SELFTEST_DIR/swpfc_timing.py
 STORM_OUT=/tmp/swpfc-storm.json
 STORM_PID=
+FRAMES_OWNER=	# the script's shell, which started the frames server
 
-# One "swpfc_frames.py serve" for the whole script (see there): Scapy
-# takes two seconds to import under TCG, and the cases start some thirty
-# senders.  Every case (a fork of this shell) inherits the FIFOs to it;
-# requests go one at a time, replies come in files ($FRAMES_DIR/out, err).
-# A case ends the background runs it left (cleanup, tap_case_begin).
-FRAMES_REQ= FRAMES_REP= FRAMES_DIR= FRAMES_SERVER= FRAMES_OWNER=
-
-frames_server_start() {
-	FRAMES_DIR=$(mktemp -d) || exit 1
-	mkfifo "$FRAMES_DIR/req" "$FRAMES_DIR/rep" || exit 1
-	python3 "$FRAMES" serve "$FRAMES_DIR" < "$FRAMES_DIR/req" > "$FRAMES_DIR/rep" 2>&1 &
-	FRAMES_SERVER=$!
-	FRAMES_OWNER=$BASHPID
-	exec {FRAMES_REQ}> "$FRAMES_DIR/req" {FRAMES_REP}< "$FRAMES_DIR/rep"
-}
-
-# _frames_ask VERB ARGS...: one request; prints its output and error
-# output; returns its status; sets FRAMES_BG to a background run's pid.
-# (A write to the FIFO of a server that is gone would kill the shell.)
-_frames_ask() {
-	local line lines
-
-	if ! kill -0 "$FRAMES_SERVER" 2>/dev/null; then
-		echo "swpfc_frames.py serve is gone" >&2
-		return 1
-	fi
-	printf -v line '%q ' "$@"
-	printf '%s\n' "$line" >&"$FRAMES_REQ"
-	IFS= read -r -u "$FRAMES_REP" line
-	case $line in
-	'%% pid '*) FRAMES_BG=${line#%% pid }; return 0 ;;
-	'%% rc '*) ;;
-	*) echo "swpfc_frames.py serve: $line" >&2; return 1 ;;
-	esac
-	mapfile -t lines < "$FRAMES_DIR/out"
-	[ ${#lines[@]} -gt 0 ] && printf '%s\n' "${lines[@]}"
-	mapfile -t lines < "$FRAMES_DIR/err"
-	[ ${#lines[@]} -gt 0 ] && printf '%s\n' "${lines[@]}" >&2
-	return "${line#%% rc }"
-}
-
-frames() { _frames_ask run "$@"; }
-timing() { _frames_ask timing "$@"; }
+# One "swpfc_frames.py serve" for the whole script (a request server, see
+# there and lib.sh): Scapy takes two seconds to import under TCG, and the
+# cases start some thirty senders.  A case ends the senders it left (its
+# cleanup, and tap_case_begin).
+frames() { srv_ask frames run "$@"; }
+timing() { srv_ask frames timing "$@"; }
 
 # frames_bg FILE ARGS...: frames ARGS in the background, output in FILE;
 # STORM_PID its pid, for frames_wait (after a kill -TERM, or not).
 frames_bg() {
-	_frames_ask bg "$@" || return 1
-	STORM_PID=$FRAMES_BG
+	srv_ask frames bg "$@" || return 1
+	STORM_PID=$SRV_BG
 }
 
-frames_wait() { _frames_ask wait "$1"; }
+frames_wait() { srv_ask frames wait "$1"; }
 
-tap_case_begin() { _frames_ask reset; }
+tap_case_begin() { srv_ask frames reset; }
 
 # A case that fails or times out must not leave a sender running: the
 # runner reads the case's output until every process holding it is gone.
@@ -81,16 +45,15 @@ cleanup() {
 	local pids= p
 
 	for p in $(jobs -p); do
-		[ "$p" = "$FRAMES_SERVER" ] || pids="$pids $p"
+		[ "$p" = "${SRV_PID[frames]:-}" ] || pids="$pids $p"
 	done
 	[ -n "$pids" ] && kill -TERM $pids 2>/dev/null
 	[ -n "$pids" ] && wait $pids 2>/dev/null
-	[ -n "$FRAMES_SERVER" ] || return 0
+	[ -n "${SRV_PID[frames]:-}" ] || return 0
 	if [ "$BASHPID" = "$FRAMES_OWNER" ]; then
-		exec {FRAMES_REQ}>&-
-		wait "$FRAMES_SERVER" 2>/dev/null
+		srv_stop frames
 	else
-		_frames_ask reset > /dev/null 2>&1
+		srv_ask frames reset > /dev/null 2>&1
 	fi
 	return 0
 }
@@ -729,5 +692,6 @@ TESTS=(
 	"test_teardown_unload_held	swpfc: module unloaded mid drop storm with a netlink-held port (no qdisc): handler and hook gone, no reference left	600"
 )
 
-frames_server_start
+srv_start frames python3 "$FRAMES" serve || exit 1
+FRAMES_OWNER=$BASHPID
 tap_main "$@"

@@ -40,7 +40,7 @@ socket; this script only chooses their fields and their timing.
   swpfc_frames.py serve DIR
       Runs the commands above, and swpfc_timing.py, for a shell script
       without starting Python and Scapy each time (about two seconds
-      under TCG): a request a line on stdin, shell-quoted,
+      under TCG): a request server (reqserve.py), whose requests are
         run ARGS...          this script's ARGS, DIR/out and DIR/err its
                              output, then "%% rc N" (its exit status)
         timing ARGS...       the same for swpfc_timing.py ARGS
@@ -65,7 +65,6 @@ import fcntl
 import json
 import logging
 import os
-import shlex
 import signal
 import socket
 import struct
@@ -84,6 +83,7 @@ from scapy.packet import Raw  # noqa: E402
 
 sys.dont_write_bytecode = True      # no __pycache__ in the source tree
 from pfcwd_debugfs import mono_ns as mono, swpfc_stats  # noqa: E402
+import reqserve  # noqa: E402
 
 DST = MACControl.DEFAULT_DST_MAC      # 01:80:c2:00:00:01
 SRC = "02:00:00:00:5c:01"
@@ -488,21 +488,25 @@ def main():
 
 def _run_child(target, argv, out, err):
     """In a forked child: runs @target() with sys.argv @argv, stdout to
-    file @out, stderr to file @err; never returns."""
+    file @out, stderr to file @err ("{pid}" there: the child's pid); never
+    returns."""
     rc = 1
     try:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         for fd, path, flags in ((0, os.devnull, os.O_RDONLY),
                                 (1, out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC),
-                                (2, err, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)):
+                                (2, err.format(pid=os.getpid()),
+                                 os.O_WRONLY | os.O_CREAT | os.O_TRUNC)):
             f = os.open(path, flags, 0o644)
             os.dup2(f, fd)
             os.close(f)
+        # The server's sys.stdout and stderr are its request's files.
+        sys.stdout, sys.stderr = os.fdopen(1, "w"), os.fdopen(2, "w")
         sys.argv = argv
         rc = target()
     except SystemExit as e:
-        rc = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+        rc = reqserve.exit_code(e)
     except BaseException:
         import traceback
         traceback.print_exc()
@@ -521,8 +525,10 @@ def _status(status):
 
 
 def serve(outdir):
-    """The request loop of "serve DIR" (module docstring)."""
+    """"serve DIR" (module docstring): a request server (reqserve.py)
+    whose runs are children forked from it, Scapy imported."""
     here = os.path.dirname(os.path.abspath(__file__))
+    out, err = os.path.join(outdir, "out"), os.path.join(outdir, "err")
     children = set()
 
     def end_children():
@@ -546,55 +552,46 @@ def serve(outdir):
         import swpfc_timing
         return swpfc_timing.main()
 
-    signal.signal(signal.SIGTERM, on_term)
-    out, err = os.path.join(outdir, "out"), os.path.join(outdir, "err")
-    while True:
-        line = sys.stdin.readline()
-        if not line:
-            end_children()
-            return 0
-        words = shlex.split(line)
+    def fork(target, prog, args, to, to_err):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            _run_child(target, [os.path.join(here, prog)] + args, to, to_err)
+        return pid
+
+    def run(words):
         verb, args = (words[0], words[1:]) if words else ("", [])
-        reply = None
-        for path in (out, err):     # a request's output is its own
-            open(path, "w").close()
-        if verb in ("run", "timing", "bg") and (args or verb != "bg"):
-            target = timing if verb == "timing" else main
-            prog = os.path.join(here, "swpfc_timing.py" if verb == "timing"
-                                else "swpfc_frames.py")
-            if verb == "bg":
-                bg_out, args = args[0], args[1:]
-            sys.stdout.flush()
-            sys.stderr.flush()
-            pid = os.fork()
-            if pid == 0:
-                if verb == "bg":
-                    _run_child(target, [prog] + args, bg_out,
-                               os.path.join(outdir, "bg-%d.err" % os.getpid()))
-                _run_child(target, [prog] + args, out, err)
-            if verb == "bg":
-                children.add(pid)
-                reply = "%%%% pid %d" % pid
-            else:
-                reply = "%%%% rc %d" % _status(os.waitpid(pid, 0)[1])
-        elif verb == "wait" and len(args) == 1 and args[0].isdigit() \
+        if verb in ("run", "timing"):
+            target, prog = ((timing, "swpfc_timing.py") if verb == "timing"
+                            else (main, "swpfc_frames.py"))
+            return _status(os.waitpid(fork(target, prog, args, out, err), 0)[1])
+        if verb == "bg" and args:
+            # The child's error output under its pid, for "wait".
+            pid = fork(main, "swpfc_frames.py", args[1:], args[0],
+                       os.path.join(outdir, "bg-{pid}.err"))
+            children.add(pid)
+            return "%%%% pid %d" % pid
+        if verb == "wait" and len(args) == 1 and args[0].isdigit() \
                 and int(args[0]) in children:
             pid = int(args[0])
             rc = _status(os.waitpid(pid, 0)[1])
             children.discard(pid)
             bg_err = os.path.join(outdir, "bg-%d.err" % pid)
             if os.path.exists(bg_err):
-                os.replace(bg_err, err)
-            reply = "%%%% rc %d" % rc
-        elif verb == "reset":
+                with open(bg_err) as f:
+                    sys.stderr.write(f.read())
+                os.unlink(bg_err)
+            return rc
+        if verb == "reset":
             end_children()
-            reply = "%% rc 0"
-        else:
-            with open(err, "w") as f:
-                f.write("swpfc_frames.py serve: bad request: %s" % line)
-            reply = "%% rc 2"
-        sys.stdout.write(reply + "\n")
-        sys.stdout.flush()
+            return 0
+        print("swpfc_frames.py serve: bad request: %s" % " ".join(words),
+              file=sys.stderr)
+        return 2
+
+    signal.signal(signal.SIGTERM, on_term)
+    return reqserve.serve(outdir, run, at_end=end_children)
 
 
 if __name__ == "__main__":

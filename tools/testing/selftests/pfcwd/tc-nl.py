@@ -10,6 +10,8 @@ byte by byte, independent of any tc plugin.
            [attr TYPE:HEX]...
            [kind KIND] [noflag]
   tc-nl.py show DEV [all]
+  tc-nl.py serve DIR       the above, many requests from one process
+                           (reqserve.py: the selftests' request server)
 
 limit, detect, restore and action are sent as u32, lossless as u8 (N and
 MASK: decimal or 0x hex, not range-checked here: the kernel's job).
@@ -177,4 +179,9 @@ def main(argv):
 
 
 if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "serve":
+        sys.dont_write_bytecode = True
+        import reqserve
+        sys.exit(reqserve.serve(sys.argv[2],
+                                lambda args: main([sys.argv[0]] + args)))
     sys.exit(main(sys.argv))

@@ -9,6 +9,9 @@
 . "$(dirname "$0")/lib.sh"
 
 TC_NL=$SELFTEST_DIR/tc-nl.py
+# tc-nl.py ARGS..., through the script's one tc-nl.py (a request server:
+# lib.sh) rather than a Python start each.
+tcnl() { srv_ask tcnl "$@"; }
 PLUGIN_DIR=$PFCWD_TOP/build/tools
 SYSFS_KNOBS="detection_time_ms restoration_time_ms action priorities"
 
@@ -37,7 +40,7 @@ sysfs_cfg() {
 	echo "${out% }"
 }
 
-dump_cfg() { python3 -S "$TC_NL" show "$1" all; }
+dump_cfg() { tcnl show "$1" all; }
 
 state() { echo "$(sysfs_cfg "$1") | $(dump_cfg "$1")"; }
 
@@ -344,7 +347,7 @@ expect_nl_error() {
 	local want=$1 msg=$2 out rc
 	shift 2
 
-	out=$(python3 -S "$TC_NL" "$@" 2>&1)
+	out=$(tcnl "$@" 2>&1)
 	rc=$?
 	[ "$rc" = "$want" ] || fail "'$*': exit $rc (want $want): $out"
 	echo "$out" | grep -qF -- "extack: $msg" ||
@@ -367,7 +370,7 @@ test_kernel_errors() {
 	local rwn="pfcwd: bad pause-rate window: a u32 of 100-3600000 (ms)"
 
 	setup to0
-	python3 -S "$TC_NL" add to0 handle 1 detect 150 restore 250 action 1 lossless 0x18 limit 77 ||
+	tcnl add to0 handle 1 detect 150 restore 250 action 1 lossless 0x18 limit 77 ||
 		fail "raw add"
 	before=$(state to0)
 	expect_eq "$before" "detection_time_ms=150 restoration_time_ms=250 action=forward priorities=3,4 | handle 1: limit 77 detect 150 restore 250 action 1 lossless 0x18" \
@@ -481,4 +484,5 @@ TESTS=(
 	"test_xstats_storm	tcopts: xstats follow a storm, drop then forward, and restoration"
 )
 
+srv_start tcnl python3 -S "$TC_NL" serve || exit 1
 tap_main "$@"

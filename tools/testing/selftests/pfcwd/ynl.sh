@@ -28,41 +28,20 @@ sim() {
 	echo "$3" > "$PFCSIM_DFS/$1/$2" || fail "cannot write pfcsim $1/$2: $3"
 }
 
-# Each case's requests go through one ynl_batch.py (see there): cli.py's
-# requests in cli.py's words, its output and exit status, without a
-# second and a half of Python start per request.  It starts once the case
-# has loaded the modules (the family's id is looked up once), on FIFOs
-# whose descriptors the case's subshells inherit; it ends at the case's
-# end, when its standard input closes.  The output of each request comes
-# in a file, $YNL_DIR/out.
-YNL_REQ= YNL_REP= YNL_DIR=
-
+# Each case's requests go through one ynl_batch.py (a request server, see
+# there and lib.sh): cli.py's requests in cli.py's words, its output and
+# exit status, without a second and a half of Python start per request.
+# It starts once the case has loaded the modules (the family's id is
+# looked up once) and ends with the case, when its input closes.
 ynl_reset() {
 	reset_all
-	YNL_DIR=$(mktemp -d) || fail "mktemp"
-	mkfifo "$YNL_DIR/req" "$YNL_DIR/rep" || fail "mkfifo"
-	python3 "$SELFTEST_DIR/ynl_batch.py" "$PFCWD_TOP/build/ynl" "$YNL_SPEC" \
-		"$YNL_DIR" < "$YNL_DIR/req" > "$YNL_DIR/rep" 2>&1 &
-	exec {YNL_REQ}> "$YNL_DIR/req" {YNL_REP}< "$YNL_DIR/rep"
+	srv_start ynl python3 "$SELFTEST_DIR/ynl_batch.py" "$PFCWD_TOP/build/ynl" \
+		"$YNL_SPEC" || fail "ynl_batch.py"
 }
 
 # ynl_call ARGS...: cli.py ARGS... --output-json, through the case's
 # ynl_batch.py: prints the output, returns cli.py's exit status.
-ynl_call() {
-	local line lines
-
-	[ -n "$YNL_REQ" ] || fail "ynl_call before ynl_reset"
-	printf -v line '%q ' "$@"
-	printf '%s\n' "$line" >&"$YNL_REQ"
-	IFS= read -r -u "$YNL_REP" line
-	if [[ $line != '%% rc '* ]]; then
-		echo "ynl_batch.py: $line"
-		return 1
-	fi
-	mapfile -t lines < "$YNL_DIR/out"
-	[ ${#lines[@]} -gt 0 ] && printf '%s\n' "${lines[@]}"
-	return "${line#%% rc }"
-}
+ynl_call() { srv_ask ynl "$@"; }
 
 # ynl ARGS...: runs ynl with JSON output; prints it; fails the case if
 # ynl fails.

@@ -1,14 +1,12 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# cli.py's requests, many through one process: reads one request a line on
-# standard input, in cli.py's own words ("--do port-get --json '{...}'",
-# shell-quoted), runs it through the kernel's ynl library
-# (tools/net/ynl/lib, the YnlFamily cli.py builds), writes what cli.py
-# --output-json would print for it - the reply as one JSON line, or the
-# NlError with its errno and extack - to the file OUTDIR/out, then prints
-# a line "%% rc N" with the exit status cli.py would have had.  EOF ends
-# it.  (A file, not the pipe: bash reads a pipe a byte at a time.)
+# cli.py's requests, many through one process (a request server,
+# reqserve.py): each request is a line of cli.py's own arguments ("--do
+# port-get --json '{...}'"), run through the kernel's ynl library
+# (tools/net/ynl/lib, the YnlFamily cli.py builds); its output is what
+# cli.py --output-json prints - the reply as one JSON line, or the NlError
+# with its errno and extack - and its exit status cli.py's.
 #
 #   ynl_batch.py YNL_DIR SPEC OUTDIR
 #
@@ -16,18 +14,17 @@
 # imports, parsing the 1000-line spec); ynl.sh makes some seventy
 # requests.  The requests, their encoding, the replies and the errors are
 # the library's, as with cli.py; ynl.sh still runs cli.py itself for
-# --list-ops with the schema validation, and ynl_listen.py subscribes.
+# --list-ops, and ynl_listen.py subscribes.
 
 import argparse
-import contextlib
 import json
-import os
-import shlex
 import sys
 
 ynl_dir, spec, outdir = sys.argv[1:4]
+sys.dont_write_bytecode = True
 sys.path.insert(0, ynl_dir + '/tools/net/ynl')
 from lib import YnlFamily, Netlink, NlError  # noqa: E402
+import reqserve  # noqa: E402
 
 
 def encode(obj):
@@ -39,13 +36,10 @@ def encode(obj):
     raise TypeError(repr(obj))
 
 
-class Refused(Exception):
-    """A request line cli.py's argument parser would have refused."""
-
-
 class Parser(argparse.ArgumentParser):
     def error(self, message):
-        raise Refused(message)
+        print(f'ynl_batch: bad request: {message}')
+        sys.exit(2)
 
 
 def parser():
@@ -63,41 +57,30 @@ def parser():
     return p
 
 
-def run(ynl, p, line):
-    """Runs one request line; prints its output; returns cli.py's status."""
-    try:
-        args = p.parse_args(shlex.split(line))
-        attrs = json.loads(args.json_text) if args.json_text else {}
-    except (Refused, ValueError) as e:
-        print(f'ynl_batch: bad request: {e}')
-        return 2
-    try:
-        if args.do:
-            reply = ynl.do(args.do, attrs, args.flags)
-        else:
-            reply = ynl.dump(args.dump, attrs)
-    except NlError as e:
-        print(e)
-        return 1
-    print(json.dumps(reply, default=encode))
-    return 0
-
-
 def main():
     ynl = YnlFamily(spec, '')
     p = parser()
-    while True:
-        line = sys.stdin.readline()
-        if not line:
-            break
-        with open(os.path.join(outdir, 'out'), 'w') as out, \
-                contextlib.redirect_stdout(out):
-            try:
-                rc = run(ynl, p, line)
-            except Exception as e:  # what would have been cli.py's traceback
-                print(f'ynl_batch: {type(e).__name__}: {e}')
-                rc = 1
-        print(f'%% rc {rc}', flush=True)
+
+    def run(argv):
+        """One request; prints its output; returns cli.py's status."""
+        args = p.parse_args(argv)
+        try:
+            attrs = json.loads(args.json_text) if args.json_text else {}
+        except ValueError as e:
+            print(f'ynl_batch: bad request: {e}')
+            return 2
+        try:
+            if args.do:
+                reply = ynl.do(args.do, attrs, args.flags)
+            else:
+                reply = ynl.dump(args.dump, attrs)
+        except NlError as e:
+            print(e)
+            return 1
+        print(json.dumps(reply, default=encode))
+        return 0
+
+    return reqserve.serve(outdir, run)
 
 
-main()
+sys.exit(main())
