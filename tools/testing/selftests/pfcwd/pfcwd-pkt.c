@@ -98,7 +98,6 @@ static int do_send(const char *dev, unsigned int lo, unsigned int hi,
 			hlen + sizeof(pl), sizeof(frame));
 		return 2;
 	}
-	fd = open_socket(dev, &sll);
 	memset(frame, 0, size);
 	memset(frame, 0xff, ETH_ALEN);			/* broadcast */
 	frame[6] = 0x02;				/* local source */
@@ -110,7 +109,14 @@ static int do_send(const char *dev, unsigned int lo, unsigned int hi,
 	}
 	frame[hlen - 2] = PKT_ETHERTYPE >> 8;
 	frame[hlen - 1] = PKT_ETHERTYPE & 0xff;
+	/*
+	 * A socket per priority, as a process each would have: frames
+	 * waiting in the qdisc count against their socket's send buffer, and
+	 * one socket for all would block the sender mid-burst, leaving a
+	 * queue empty for a moment.
+	 */
 	for (prio = lo; prio <= hi; prio++) {
+		fd = open_socket(dev, &sll);
 		sprio = prio;
 		if (setsockopt(fd, SOL_SOCKET, SO_PRIORITY, &sprio,
 			       sizeof(sprio)) < 0)
@@ -125,9 +131,9 @@ static int do_send(const char *dev, unsigned int lo, unsigned int hi,
 			else if (errno != ENOBUFS)
 				die("send");
 		}
+		close(fd);
 	}
 	printf("%lu\n", sent);
-	close(fd);
 	return 0;
 }
 
