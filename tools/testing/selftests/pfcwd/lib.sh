@@ -359,8 +359,6 @@ dcb_set() {
 
 PFCWD_DBG=/sys/kernel/debug/pfcwd/ports
 
-# Removes every pfcsim port (whatever its name or netns, by unloading
-# pfcsim) and both modules, and the netns named $1 if given: a clean start.
 # Request servers (reqserve.py): a Python helper that answers a script's
 # requests from one process, one at a time, instead of a Python start per
 # request (a quarter of a second to two seconds under TCG).  Its FIFOs'
@@ -424,6 +422,8 @@ srv_stop() {
 	return 0
 }
 
+# Removes every pfcsim port (whatever its name or netns, by unloading
+# pfcsim) and both modules, and the netns named $1 if given: a clean start.
 reset_all() {
 	unload_mod pfcsim
 	unload_mod pfcwd
