@@ -11,6 +11,13 @@ import time
 PORTS = "/sys/kernel/debug/pfcwd/ports"
 
 
+def on_debug_kernel():
+    """The debug kernel of make check-debug (KASAN, lockdep, kmemleak):
+    release *-pfcwd-debug, as lib.sh's on_debug_kernel."""
+    with open("/proc/sys/kernel/osrelease") as f:
+        return f.read().strip().endswith("-pfcwd-debug")
+
+
 def mono_ns():
     return time.clock_gettime_ns(time.CLOCK_MONOTONIC)
 

@@ -69,7 +69,7 @@ import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from pfcwd_debugfs import pct, prio_stats  # noqa: E402
+from pfcwd_debugfs import on_debug_kernel, pct, prio_stats  # noqa: E402
 
 DFS = "/sys/kernel/debug/pfcsim/"
 PRIO = 3
@@ -318,12 +318,6 @@ def pg_flow(dev, prio):
               "dst 198.51.100.2", "dst_mac 02:00:00:00:00:02",
               "xmit_mode queue_xmit"):
         pg_write(e, c)
-
-
-def on_debug_kernel():
-    """The debug kernel (KASAN, lockdep, kmemleak): release *-pfcwd-debug."""
-    with open("/proc/sys/kernel/osrelease") as f:
-        return f.read().strip().endswith("-pfcwd-debug")
 
 
 def main():

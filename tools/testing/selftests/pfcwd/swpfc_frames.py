@@ -82,7 +82,7 @@ from scapy.layers.l2 import Dot1Q, Ether  # noqa: E402
 from scapy.packet import Raw  # noqa: E402
 
 sys.dont_write_bytecode = True      # no __pycache__ in the source tree
-from pfcwd_debugfs import mono_ns as mono, swpfc_stats  # noqa: E402
+from pfcwd_debugfs import mono_ns as mono, on_debug_kernel, swpfc_stats  # noqa: E402
 import reqserve  # noqa: E402
 
 DST = MACControl.DEFAULT_DST_MAC      # 01:80:c2:00:00:01
@@ -320,8 +320,7 @@ def max_tries_factor():
     debug kernel (make check-debug), which receives the XOFF so late that
     the data frames often go before it arrives (an inconclusive try), and
     reads debugfs too slowly to wait for it within a 3.4 ms pause."""
-    with open("/proc/sys/kernel/osrelease") as f:
-        return 40 if f.read().strip().endswith("-pfcwd-debug") else 10
+    return 40 if on_debug_kernel() else 10
 
 
 def hold(a):
