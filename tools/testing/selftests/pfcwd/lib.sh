@@ -175,21 +175,37 @@ _tap_comment_file() {
 	return 0
 }
 
+# Sets variable $1 to the processes forked on this machine since it booted
+# (/proc/stat), without forking one: beside the time, where a case's cost
+# goes (under TCG a process costs about 25 ms).
+_forks() {
+	local l lines
+
+	printf -v "$1" 0
+	mapfile -t lines < /proc/stat
+	for l in "${lines[@]}"; do
+		[[ $l == processes\ * ]] && printf -v "$1" %s "${l#processes }"
+	done
+	return 0
+}
+
 # Runs case $2 (number $1, description $3, timeout $4 s) and prints its
 # result.  Its bookkeeping starts one process, dmesg: under TCG each
 # process costs about 25 ms in the guest, and the mktemp, date, cat, sed,
 # awk, grep and rm it used to start came to about 0.35 s a case.
 _tap_run_case() {
-	local n=$1 fn=$2 desc=$3 tmo=$4 f=$TAP_DIR/case rc reason t0 klogtext
+	local n=$1 fn=$2 desc=$3 tmo=$4 f=$TAP_DIR/case rc reason t0 p0 p1 klogtext
 
 	TAP_SKIP_FILE=$f.skip
 	export TAP_SKIP_FILE
 	: > "$TAP_SKIP_FILE"
 	t0=${EPOCHREALTIME//[!0-9]/}
+	_forks p0
 	_tap_fork_case "$fn" "$tmo" "$f.out"
 	rc=$?
+	_forks p1
 	_tap_comment_file "$f.out"
-	echo "# time: $(((${EPOCHREALTIME//[!0-9]/} - t0) / 1000)) ms"
+	echo "# time: $(((${EPOCHREALTIME//[!0-9]/} - t0) / 1000)) ms, $((p1 - p0 - 2)) processes"
 	if [ $rc = 124 ]; then
 		echo "# timed out after ${tmo}s"
 		rc=1

@@ -551,8 +551,13 @@ test_push_source() {
 	sim sw1 push_pause 1
 	# pfcsim pushes from a 1 ms timer: the last frame of a storm may come a
 	# timer period (plus the emulated timer's lateness) before its end, so
-	# only "never early" is checked here.
-	python3 -S "$TIMING" sw1 3 5 --frame-us 3000 --lower-only ||
+	# only "never early" is checked here, by up to 3 ms.  The debug kernel
+	# runs that softirq timer later (3.5 ms seen, 2026-11-27): there, as
+	# every case's timeout, three times that.
+	local early=3000
+
+	on_debug_kernel && early=9000
+	python3 -S "$TIMING" sw1 3 5 --frame-us $early --lower-only ||
 		fail "timing with the push source"
 	grep -q "^sw1 .* push 1 " $DBG || fail "port not marked as pushing"
 	# Pushed frames are what counts: 1 per ms, not pfcsim's 10000/s.
