@@ -50,7 +50,7 @@ resolve_abi() {
 pkgs=(build-essential gcc make bc kmod cpio busybox-static qemu-system-x86
       sparse libmnl-dev pkg-config iproute2 ethtool procps iputils-ping
       python3 python3-yaml python3-jsonschema python3-scapy xz-utils
-      linux-source-6.12 util-linux jq nftables prometheus
+      linux-source-6.12 util-linux jq gojq nftables prometheus
       dkms dh-dkms debhelper dpkg-dev fakeroot lintian)
 
 mkdir -p "$kdir"
