@@ -549,8 +549,18 @@ test_effective_bounds() {
 	l=$("$PFCWD" -j show dev eb0 | jq '.[0].restore_late_us')
 	log "granularity ${g} us, restoration bound ${l} us"
 	[ "$l" -ge "$g" ] || fail "restore_late_us $l below the granularity $g"
-	echo "$out" | grep -qE "^    effective: detect within \[200 ms, 2[0-9.]+ ms\] restore within \[300 ms, 3[0-9.]+ ms\]$" ||
-		fail "no effective line"
+	# The upper ends are T0 and T1 plus the port's granularity and
+	# restoration bound, which move with the poller's measured lateness
+	# (101.7 ms on a loaded 6.1 guest): read back, not assumed below 100.
+	local re='^    effective: detect within \[200 ms, ([0-9]+\.[0-9]) ms\] restore within \[300 ms, ([0-9]+\.[0-9]) ms\]$'
+	local line hi_d hi_r
+
+	line=$(grep -E "$re" <<< "$out") || fail "no effective line"
+	[[ $line =~ $re ]] || fail "effective line: $line"
+	hi_d=${BASH_REMATCH[1]/./} hi_r=${BASH_REMATCH[2]/./}
+	# In tenths of a ms: above T0 and T1, by at most a second.
+	[ "$hi_d" -gt 2000 ] && [ "$hi_d" -lt 12000 ] || fail "detection window up to $hi_d/10 ms"
+	[ "$hi_r" -gt 3000 ] && [ "$hi_r" -lt 13000 ] || fail "restoration window up to $hi_r/10 ms"
 
 	pfcsim_new eb1
 	echo bnxt > "$PFCSIM_DFS/eb1/profile" || fail "profile bnxt"
