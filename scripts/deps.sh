@@ -11,6 +11,16 @@
 # into build/kernels/<release>/ with depmod run, for scripts/vm-run.
 #
 # Writes build/kernels/<series>.release (e.g. 6.1.release) naming the release.
+#
+# What is unpacked is kept in a machine-wide cache, $PFCWD_CACHE (default
+# /var/cache/pfcwd), so that a fresh clone does not download and unpack it
+# again (that was about 30 s of every CI run): kernels/<release>_<version>/
+# (the image whose version is that of the installed headers) and
+# source/<version>/ (checkpatch and ynl from linux-source-6.12 of that
+# version).  A clone gets a copy of hard links: make's install-vm adds files
+# and depmod replaces its indexes by rename, so the cache is never written
+# through a clone.  An entry is complete once it has .done; a new version is
+# a new entry.
 
 set -euo pipefail
 
@@ -79,62 +89,82 @@ if [ ${#missing[@]} -gt 0 ]; then
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# Kernel images for the VM, unpacked into the build cache.
+cache=${PFCWD_CACHE:-/var/cache/pfcwd}
+
+# Copies cache entry $1 to $2 as hard links (a plain copy where the two are
+# on different file systems).
+copy_entry() {
+	rm -rf "$2"
+	cp -al "$1" "$2" 2>/dev/null || { rm -rf "$2"; cp -a "$1" "$2"; }
+}
+
+# Kernel images for the VM, unpacked once into the cache.
 for s in "${series_list[@]}"; do
 	r=${rel[$s]}
 	root="$kdir/$r"
 	if [ ! -f "$root/.done" ]; then
-		apt_update
-		log "unpacking linux-image-$r-unsigned"
-		rm -rf "$root" "$kdir/dl-$r"
-		mkdir -p "$kdir/dl-$r"
-		(cd "$kdir/dl-$r" && apt-get download -qq -o APT::Sandbox::User=root "linux-image-$r-unsigned" >/dev/null)
-		dpkg -x "$kdir"/dl-"$r"/*.deb "$root"
-		rm -rf "$kdir/dl-$r"
-		# usrmerge: Debian 12 images ship /lib/modules; newer ones /usr/lib.
-		[ -d "$root/lib/modules" ] || { mkdir -p "$root/lib"; ln -s ../usr/lib/modules "$root/lib/modules"; }
-		depmod -b "$root" "$r"
-		touch "$root/.done"
+		v=$(dpkg-query -W -f='${Version}' "linux-headers-$r")
+		entry=$cache/kernels/${r}_$v
+		if [ ! -f "$entry/.done" ]; then
+			apt_update
+			log "unpacking linux-image-$r-unsigned $v into $entry"
+			tmp=$entry.tmp.$$
+			rm -rf "$tmp"
+			mkdir -p "$tmp/dl"
+			(cd "$tmp/dl" && apt-get download -qq -o APT::Sandbox::User=root "linux-image-$r-unsigned=$v" >/dev/null)
+			dpkg -x "$tmp"/dl/*.deb "$tmp/root"
+			rm -rf "$tmp/dl"
+			# usrmerge: Debian 12 images ship /lib/modules; newer ones /usr/lib.
+			[ -d "$tmp/root/lib/modules" ] || { mkdir -p "$tmp/root/lib"; ln -s ../usr/lib/modules "$tmp/root/lib/modules"; }
+			depmod -b "$tmp/root" "$r"
+			touch "$tmp/root/.done"
+			rm -rf "$entry"
+			mv "$tmp/root" "$entry"
+			rm -rf "$tmp"
+		fi
+		copy_entry "$entry" "$root"
 	fi
 	printf '%s\n' "$r" > "$kdir/$s.release"
 done
 
-# Extracts paths $3... of linux-source-6.12 into a fresh directory $2
-# (named $1 in the log), keeping their paths below the source tree's top.
-extract_source() {
-	local what=$1 dir=$2 tarball base p
-	local paths=()
-
-	shift 2
-	tarball=$(ls /usr/src/linux-source-6.12*.tar.* 2>/dev/null | head -n1)
-	[ -n "$tarball" ] || { log "linux-source-6.12 tarball missing"; exit 1; }
-	log "extracting $what from $tarball"
-	rm -rf "$dir"
-	mkdir -p "$dir"
-	base=$(basename "$tarball")
-	base=${base%.tar.*}
-	for p in "$@"; do
-		paths+=("$base/$p")
-	done
-	tar -xf "$tarball" -C "$dir" --strip-components=1 "${paths[@]}"
-}
-
-# checkpatch.pl and its data files from linux-source-6.12.
-cp_dir="$top/build/checkpatch"
-if [ ! -f "$cp_dir/scripts/checkpatch.pl" ]; then
-	extract_source checkpatch "$cp_dir" scripts/checkpatch.pl \
-		scripts/spelling.txt scripts/const_structs.checkpatch
-fi
-
-# The kernel's ynl (tools/net/ynl: cli.py and its Python library) with the
-# netlink schemas and specs (Documentation/netlink), from linux-source-6.12,
-# for scripts/ynl and the spec check.  Its Python dependencies (PyYAML,
+# checkpatch.pl and its data files, and the kernel's ynl (tools/net/ynl:
+# cli.py and its Python library) with the netlink schemas and specs
+# (Documentation/netlink), from linux-source-6.12, in one pass over its
+# tarball (xz is read whole for any path in it) into the cache.  ynl is for
+# scripts/ynl and the spec check; its Python dependencies (PyYAML,
 # jsonschema) are the Debian packages above.
+cp_dir="$top/build/checkpatch"
 ynl_dir="$top/build/ynl"
-if [ ! -f "$ynl_dir/.done" ]; then
-	extract_source ynl "$ynl_dir" tools/net/ynl Documentation/netlink
-	# Byte-compiled here: the VM sees this tree read-only.
-	/usr/bin/python3 -m compileall -q "$ynl_dir/tools/net/ynl" >/dev/null
-	touch "$ynl_dir/.done"
+if [ ! -f "$cp_dir/.done" ] || [ ! -f "$ynl_dir/.done" ]; then
+	v=$(dpkg-query -W -f='${Version}' linux-source-6.12)
+	entry=$cache/source/$v
+	if [ ! -f "$entry/.done" ]; then
+		tarball=$(ls /usr/src/linux-source-6.12*.tar.* 2>/dev/null | head -n1)
+		[ -n "$tarball" ] || { log "linux-source-6.12 tarball missing"; exit 1; }
+		log "extracting checkpatch and ynl from $tarball into $entry"
+		tmp=$entry.tmp.$$
+		rm -rf "$tmp"
+		mkdir -p "$tmp/src"
+		base=$(basename "$tarball")
+		base=${base%.tar.*}
+		tar -xf "$tarball" -C "$tmp/src" --strip-components=1 \
+			"$base/scripts/checkpatch.pl" "$base/scripts/spelling.txt" \
+			"$base/scripts/const_structs.checkpatch" \
+			"$base/tools/net/ynl" "$base/Documentation/netlink"
+		mkdir -p "$tmp/checkpatch/scripts" "$tmp/ynl/tools/net"
+		mv "$tmp"/src/scripts/* "$tmp/checkpatch/scripts/"
+		mv "$tmp/src/tools/net/ynl" "$tmp/ynl/tools/net/"
+		mv "$tmp/src/Documentation" "$tmp/ynl/"
+		# Byte-compiled here: the VM sees this tree read-only.
+		/usr/bin/python3 -m compileall -q "$tmp/ynl/tools/net/ynl" >/dev/null
+		touch "$tmp/checkpatch/.done" "$tmp/ynl/.done"
+		rmdir "$tmp/src/scripts" "$tmp/src/tools/net" "$tmp/src/tools" "$tmp/src"
+		touch "$tmp/.done"
+		rm -rf "$entry"
+		mkdir -p "$(dirname "$entry")"
+		mv "$tmp" "$entry"
+	fi
+	copy_entry "$entry/checkpatch" "$cp_dir"
+	copy_entry "$entry/ynl" "$ynl_dir"
 fi
 exit 0
