@@ -20,11 +20,20 @@ setup() {
 
 dfs() { echo "$PFCSIM_DFS/$1/$2"; }
 
+# These and the helpers below read and write in bash: the profile cases
+# call them hundreds of times, and each process (or "$(...)" inside one)
+# costs tens of milliseconds under TCG.
 dfs_set() {
-	echo "$3" > "$(dfs "$1" "$2")" || fail "write '$3' to $1/$2 failed"
+	echo "$3" > "$PFCSIM_DFS/$1/$2" || fail "write '$3' to $1/$2 failed"
 }
 
-dfs_get() { cat "$(dfs "$1" "$2")"; }
+dfs_get() {
+	local l
+
+	mapfile -t l < "$PFCSIM_DFS/$1/$2"
+	[ ${#l[@]} -gt 0 ] && printf '%s\n' "${l[@]}"
+	return 0
+}
 
 # "dcb -s pfc show" as JSON; field $2 (jq path) of port $1.
 dcb_pfc() { dcb -j -s pfc show dev "$1" | jq -c "$2"; }
@@ -35,16 +44,33 @@ rx_pause() { ethtool_stat "$1" "rx_prio$2_pause"; }
 tx_pause() { ethtool_stat "$1" "tx_prio$2_pause"; }
 rx_dur() { ethtool_stat "$1" "rx_prio$2_pause_duration"; }
 
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
+now_ms() { local t=${EPOCHREALTIME/./}; echo $((t / 1000)); }
 
-carrier() { cat "/sys/class/net/$1/carrier" 2>/dev/null || echo 0; }
-carrier_changes() { cat "/sys/class/net/$1/carrier_changes"; }
+carrier() {
+	local v
 
-# ethtool -S rx_prioP_pause of every priority, as a JSON array.
+	{ IFS= read -r v < "/sys/class/net/$1/carrier"; } 2>/dev/null || v=0
+	echo "${v:-0}"
+}
+carrier_changes() {
+	local v
+
+	IFS= read -r v < "/sys/class/net/$1/carrier_changes"
+	echo "$v"
+}
+
+# ethtool -S $1_prioP_pause ($1 rx or tx) of port $2 for every priority,
+# as a JSON array, from one ethtool -S.
 ethtool_arr() {
-	local p
+	local k v rest p a=(missing missing missing missing missing missing missing missing)
 
-	for p in 0 1 2 3 4 5 6 7; do "$1_pause" "$2" $p; done | paste -sd, | sed 's/.*/[&]/'
+	while read -r k v rest; do
+		for p in 0 1 2 3 4 5 6 7; do
+			[ "$k" = "$1_prio${p}_pause:" ] && a[p]=$v
+		done
+	done < <(ethtool -S "$2")
+	local IFS=,
+	echo "[${a[*]}]"
 }
 
 # Sends a DCB_CMD_IEEE_SET with pfc_en $2 to port $1 and prints the status
@@ -488,9 +514,13 @@ test_pause_duration() {
 
 # The knobs a profile sets, as "name=value ...".
 knob_values() {
-	local k
+	local k v out=()
 
-	for k in $KNOBS; do printf '%s=%s ' $k "$(dfs_get "$1" $k)"; done | sed 's/ $//'
+	for k in $KNOBS; do
+		IFS= read -r v < "$PFCSIM_DFS/$1/$k"
+		out+=("$k=$v")
+	done
+	echo "${out[*]}"
 }
 
 # Expected knob values of profile $1 (same order as $KNOBS).
@@ -506,10 +536,22 @@ profile_want() {
 	mlxsw)	v="0 0 500 0 0 0 0 0 2 1" ;;
 	qede|cxgb4|octeontx2) v="0 0 0 0 0 0 0 1 0 1" ;;
 	esac
-	paste -d= <(printf '%s\n' $KNOBS) <(printf '%s\n' $v) | xargs
+	local -a ks=($KNOBS) vs=($v) out=()
+	local i
+
+	for i in "${!ks[@]}"; do
+		out+=("${ks[i]}=${vs[i]}")
+	done
+	echo "${out[*]}"
 }
 
-drv() { ethtool -i "$1" | awk '$1 == "driver:" { print $2 }'; }
+drv() {
+	local k v
+
+	while read -r k v; do
+		[ "$k" = driver: ] && echo "$v"
+	done < <(ethtool -i "$1")
+}
 
 test_profiles() {
 	setup
