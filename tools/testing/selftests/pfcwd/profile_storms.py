@@ -11,7 +11,11 @@ extra knobs, then a pfcwd qdisc with T0/T1; all ports run at once, one
 thread each.  Per port: N storms of --storm-ms on priority 3, --gap-ms
 apart, then --bursts bursts of --burst-ms.  pfcsim stamps when each storm
 starts and ends (changed_ns), pfcwd each detection and restoration
-(detected_at_ns, restored_at_ns), both CLOCK_MONOTONIC.
+(detected_at_ns, restored_at_ns), both CLOCK_MONOTONIC.  A burst is judged
+by its stamped length: one shorter than T0 (T0 - 2R - W on published
+counters that cannot be forced) must not be detected; one that a loaded
+guest stretched past that is reported and not judged, and at least one
+burst must have been short.
 
 Bounds come from the device's behaviour, not from what pfcwd reports:
 
@@ -175,6 +179,8 @@ class Port:
         with open("/sys/class/net/%s/mtu" % self.dev) as f:
             mtu = int(f.read())
         self.full_ms = (ring // 2 + 1) * (mtu + 42) * 8 / (mbps * 1000.0)
+        # A PFC frame's longest pause: 65535 quanta of 512 bit times.
+        self.hold_ms = 65535 * 512 / (mbps * 1000.0)
         if self.traffic:
             pg_flow(self.dev, PRIO)
 
@@ -285,17 +291,61 @@ class Port:
             if not ok:
                 self.bad += 1
         if a.bursts:
+            self.run_bursts()
+
+    def never_ms(self):
+        """The longest burst this port may see without a detection: T0 on
+        the queues alone; on counters T0 less what a pause outlasts its
+        last frame by (the frame's 65535 quanta at the link's speed, and
+        the two fine reads pfcwd waits past them) and the busy read
+        interval (how late the last frame is seen), and less the
+        publication's uncertainty (2R + W) where counters are published
+        and cannot be forced (DESIGN "published counters")."""
+        a = self.a
+        if not self.counters:
+            return float(a.t0)
+        fine = DURATIONS_BUSY_MS.get(self.profile, POLL_FINE_MS)
+        busy = FORCED_MS[1] if self.forced else fine
+        never = a.t0 - self.hold_ms - 2 * POLL_FINE_MS - busy
+        if self.period and not self.forced:
+            never -= 2 * self.period + self.period / 8.0 + 2 * POLL_FINE_MS
+        return never
+
+    def run_bursts(self):
+        """--bursts bursts of --burst-ms; each as long as pfcsim stamped
+        it (a loaded guest can write its end late: a burst that lasted
+        past never_ms() is said so and not judged), and no detection may
+        follow one that was short."""
+        a = self.a
+        never = self.never_ms()
+        lengths, short, bad = [], 0, 0
+        for i in range(a.bursts):
             det0 = int(prio_stats(self.dev, PRIO)["detected"])
-            for i in range(a.bursts):
-                write_storm(self.dev, str(PRIO))
-                time.sleep(a.burst_ms / 1000.0)
-                write_storm(self.dev, "")
-                time.sleep(a.burst_gap_ms / 1000.0)
+            start = write_storm(self.dev, str(PRIO))
+            time.sleep(a.burst_ms / 1000.0)
+            end = write_storm(self.dev, "")
+            time.sleep(a.burst_gap_ms / 1000.0)
             n = int(prio_stats(self.dev, PRIO)["detected"]) - det0
-            self.note("%d bursts of %d ms: %d detected%s" %
-                      (a.bursts, a.burst_ms, n, "" if not n else "  <-- BAD"))
+            ms = (end - start) / 1e6
+            lengths.append("%.0f" % ms)
+            if ms >= never:
+                self.note("burst %d lasted %.1f ms, not under %.1f (its end "
+                          "was written late): not judged" % (i + 1, ms, never))
+                continue
+            short += 1
             if n:
-                self.bad += 1
+                bad += 1
+                self.note("burst %d of %.1f ms (under %.1f) detected  <-- BAD"
+                          % (i + 1, ms, never))
+        self.note("%d bursts of %d ms (as stamped: %s ms): %d of the %d "
+                  "under %.1f ms detected%s" %
+                  (a.bursts, a.burst_ms, "/".join(lengths), bad, short, never,
+                   "" if not bad else "  <-- BAD"))
+        if not short:
+            bad += 1
+            self.note("no burst was shorter than %.1f ms: nothing tested  <-- BAD"
+                      % never)
+        self.bad += bad
 
 
 def pg_write(f, what):
