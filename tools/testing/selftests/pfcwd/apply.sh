@@ -19,7 +19,7 @@ DIST=$PFCWD_TOP/tools/pfcwd/dist
 export TC_LIB_DIR=$PFCWD_TOP/build/tools	# the plugin: tc shows the limit
 CONF=/tmp/apply.conf
 
-sysv() { cat "/sys/class/net/$1/pfcwd/$2" 2>/dev/null || echo "missing"; }
+sysv() { readf "/sys/class/net/$1/pfcwd/$2" 2>/dev/null || echo "missing"; }
 
 # "kind handle limit" of DEV $1's root qdisc.
 root_qdisc() {

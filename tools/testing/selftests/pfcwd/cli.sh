@@ -17,7 +17,7 @@ sim() {
 	echo "$3" > "$PFCSIM_DFS/$1/$2" || fail "cannot write pfcsim $1/$2: $3"
 }
 
-knob() { cat "/sys/class/net/$1/pfcwd/$2"; }
+knob() { readf "/sys/class/net/$1/pfcwd/$2"; }
 
 now_ns() { "$PFCWD_PKT" now; }
 

@@ -358,6 +358,18 @@ class_stats() {
 		END { if (sent == "") print "missing"; else print sent, drop, bl + 0 }'
 }
 
+# Prints file $1 as cat would (a sysfs or debugfs file), without a process:
+# the cases read such files thousands of times, and under TCG a cat costs
+# ten to forty milliseconds.  Fails, with the shell's message, if the file
+# cannot be opened.
+readf() {
+	local l
+
+	mapfile -t l < "$1" || return 1
+	[ ${#l[@]} -gt 0 ] && printf '%s\n' "${l[@]}"
+	return 0
+}
+
 # Expects "$1" == "$2", else fails with message $3.
 expect_eq() {
 	[ "$1" = "$2" ] || fail "$3: expected '$2', got '$1'"

@@ -23,7 +23,7 @@ nlget() {
 	$GENL get "$1" | jq -r "$2"
 }
 
-knob() { cat "/sys/class/net/$1/pfcwd/$2"; }
+knob() { readf "/sys/class/net/$1/pfcwd/$2"; }
 
 sim() {
 	echo "$3" > "$PFCSIM_DFS/$1/$2" || fail "cannot write pfcsim $1/$2: $3"

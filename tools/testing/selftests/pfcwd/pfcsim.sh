@@ -29,9 +29,9 @@ dfs_set() {
 	echo "$3" > "$(dfs "$1" "$2")" || fail "write '$3' to $1/$2 failed"
 }
 
-dfs_get() { cat "$(dfs "$1" "$2")"; }
+dfs_get() { readf "$PFCSIM_DFS/$1/$2"; }
 
-netstat() { cat "/sys/class/net/$1/statistics/$2"; }
+netstat() { readf "/sys/class/net/$1/statistics/$2"; }
 
 # "dcb -s pfc show" as JSON; field $2 (jq path) of port $1.
 dcb_pfc() { dcb -j -s pfc show dev "$1" | jq -c "$2"; }
@@ -43,7 +43,7 @@ tx_pause() { ethtool_stat "$1" "tx_prio$2_pause"; }
 tx_pkts() { ethtool_stat "$1" "tx_prio$2_packets"; }
 rx_pkts() { ethtool_stat "$1" "rx_prio$2_packets"; }
 
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
+now_ms() { local t=${EPOCHREALTIME/./}; echo $((t / 1000)); }
 
 send() {
 	"$PFCWD_PKT" send "$@" > /dev/null || fail "pfcwd-pkt send $*"

@@ -16,9 +16,9 @@ sim() {
 	echo "$3" > "$PFCSIM_DFS/$1/$2" || fail "cannot write pfcsim $1/$2: $3"
 }
 
-simget() { cat "$PFCSIM_DFS/$1/$2"; }
+simget() { readf "$PFCSIM_DFS/$1/$2"; }
 
-knob() { cat "/sys/class/net/$1/pfcwd/$2"; }
+knob() { readf "/sys/class/net/$1/pfcwd/$2"; }
 
 set_knob() {
 	echo "$3" > "/sys/class/net/$1/pfcwd/$2" || fail "cannot set $2=$3 on $1"
@@ -31,7 +31,7 @@ profiled_port() {
 	tc qdisc add dev "$1" root pfcwd || fail "tc qdisc add on $1"
 }
 
-carrier_changes() { cat "/sys/class/net/$1/carrier_changes"; }
+carrier_changes() { readf "/sys/class/net/$1/carrier_changes"; }
 
 test_profiles_storms() {
 	reset_all

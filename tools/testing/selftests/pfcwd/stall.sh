@@ -24,7 +24,7 @@ sim() {
 	echo "$3" > "$PFCSIM_DFS/$1/$2" || fail "cannot write pfcsim $1/$2: $3"
 }
 
-simget() { cat "$PFCSIM_DFS/$1/$2"; }
+simget() { readf "$PFCSIM_DFS/$1/$2"; }
 
 # pktgen sends priority 3 on each DEV "$@" (tagged, PCP 3), every 1000 ns.
 pg_flow3() {

@@ -16,7 +16,7 @@ watched_port() {
 	[ -d "/sys/class/net/$1/pfcwd" ] || fail "no /sys/class/net/$1/pfcwd"
 }
 
-knob() { cat "/sys/class/net/$1/pfcwd/$2"; }
+knob() { readf "/sys/class/net/$1/pfcwd/$2"; }
 
 set_knob() {
 	echo "$3" > "/sys/class/net/$1/pfcwd/$2" || fail "cannot set $2=$3 on $1"

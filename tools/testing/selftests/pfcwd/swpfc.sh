@@ -60,7 +60,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 143' TERM
 
-knob() { cat "/sys/class/net/$DEV/pfcwd/$1"; }
+knob() { readf "/sys/class/net/$DEV/pfcwd/$1"; }
 
 set_knob() {
 	echo "$2" > "/sys/class/net/$DEV/pfcwd/$1" || fail "cannot set $1=$2"

@@ -28,7 +28,7 @@ sim() {
 	echo "$3" > "$PFCSIM_DFS/$1/$2" || fail "cannot write pfcsim $1/$2: $3"
 }
 
-knob() { cat "/sys/class/net/$1/pfcwd/$2"; }
+knob() { readf "/sys/class/net/$1/pfcwd/$2"; }
 
 # The port as sysfs shows it and the options as the kernel dumps them.
 sysfs_cfg() {
@@ -53,22 +53,46 @@ qopt() {
 }
 
 # The xstats line of priority P as printed by "tc -s qdisc show" (plugin).
+# These parse in bash: one tc a call, where a tc and two awks were (each
+# process costs tens of milliseconds under TCG).
 xline() {
-	ptc -s qdisc show dev "$1" | awk -v p="$2" '$1 == "prio" && $2 == p'
+	local l a b
+
+	while IFS= read -r l; do
+		read -r a b _ <<< "$l"
+		[ "$a" = prio ] && [ "$b" = "$2" ] && { echo "$l"; return 0; }
+	done < <(ptc -s qdisc show dev "$1")
+	return 0
+}
+
+# Value after KEY $2 in xstats line $1; "state" is the word after the
+# priority.
+xval() {
+	local -a w
+	local i
+
+	read -r -a w <<< "$1"
+	[ "$2" = state ] && { echo "${w[2]}"; return 0; }
+	for ((i = 2; i < ${#w[@]} - 1; i++)); do
+		[ "${w[i]}" = "$2" ] && { echo "${w[i + 1]}"; return 0; }
+	done
+	return 0
 }
 
 # Value after KEY in the xstats line of priority P; "state" is the word
 # after the priority.
-xstat() {
-	xline "$1" "$2" | awk -v k="$3" '{
-		if (k == "state") { print $3; exit }
-		for (i = 3; i < NF; i++) if ($i == k) { print $(i + 1); exit }
-	}'
-}
+xstat() { xval "$(xline "$1" "$2")" "$3"; }
 
 # Whether the xstats line of priority P carries the flag word W: 1 or 0.
 xflag() {
-	xline "$1" "$2" | awk -v w="$3" '{ f = 0; for (i = 3; i <= NF; i++) if ($i == w) f = 1; print f }'
+	local -a w
+	local x f=0
+
+	read -r -a w <<< "$(xline "$1" "$2")"
+	for x in "${w[@]:2}"; do
+		[ "$x" = "$3" ] && f=1
+	done
+	echo $f
 }
 
 # Waits up to 5 s for xstat $3 of DEV $1 prio $2 to read $4.
@@ -228,7 +252,8 @@ test_show_plain() {
 	n=$(ptc -s qdisc show dev to0 | awk '$1 == "prio" { printf "%s ", $2 }')
 	expect_eq "$n" "0 1 2 3 4 5 6 7 " "xstats priorities"
 	for p in 0 1 2 3 4 5 6 7; do
-		expect_eq "$(xstat to0 $p state)/$(xstat to0 $p detected)/$(xstat to0 $p restored)/$(xstat to0 $p tx_dropped)/$(xstat to0 $p rx_dropped)/$(xstat to0 $p tx_forwarded)" \
+		l=$(xline to0 $p)
+		expect_eq "$(xval "$l" state)/$(xval "$l" detected)/$(xval "$l" restored)/$(xval "$l" tx_dropped)/$(xval "$l" rx_dropped)/$(xval "$l" tx_forwarded)" \
 			"operational/0/0/0/0/0" "prio $p xstats"
 	done
 	echo 1,6 > /sys/class/net/to0/pfcwd/priorities

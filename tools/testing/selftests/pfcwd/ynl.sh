@@ -22,7 +22,7 @@ YNL=$PFCWD_TOP/scripts/ynl
 YNL_SPEC=$PFCWD_TOP/Documentation/netlink/specs/pfcwd.yaml
 export PFCWD_YNL_SCHEMA=0
 
-knob() { cat "/sys/class/net/$1/pfcwd/$2"; }
+knob() { readf "/sys/class/net/$1/pfcwd/$2"; }
 
 sim() {
 	echo "$3" > "$PFCSIM_DFS/$1/$2" || fail "cannot write pfcsim $1/$2: $3"
