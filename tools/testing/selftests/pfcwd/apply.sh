@@ -269,7 +269,7 @@ test_udev_hotplug() {
 	[ -x /lib/systemd/systemd-udevd ] || fail "no systemd-udevd in the VM"
 	reset_all
 	printf 'dev hp* detect 350 action forward prio 2 qdisc pfcwd\n' > $CONF
-	export -f udev_hotplug hp0_appears sysv root_qdisc
+	export -f udev_hotplug hp0_appears sysv readf root_qdisc
 	export PFCSIM_DFS
 	out=$(in_install_ns udev_hotplug 2>&1)
 	log "$out"
