@@ -264,8 +264,8 @@
  *    (debugfs handlers take RTNL, then port->lock), so that get_sset_count,
  *    get_strings and get_ethtool_stats, all called under RTNL, agree on
  *    the layout; the other knob writes take RTNL too, for simplicity.
- *  - port->publish_work, port->bounce_work and port->prevent_work (delayed
- *    works, system_wq) re-arm themselves, under port->lock, only while
+ *  - port->publish_work (system_highpri_wq: see pause.c), port->bounce_work
+ *    and port->prevent_work (system_wq), delayed works, re-arm themselves, under port->lock, only while
  *    !port->dead.  The prevention state (prevent_ms, generating, gen_since,
  *    warned, prevented, storm_warnings, storm_errors) is under port->lock;
  *    prevent_ms, which decides whether the two port-wide statistics exist,

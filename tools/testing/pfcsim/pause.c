@@ -15,9 +15,15 @@
  *    for the works and push, are called with it held, in process context
  *    (debugfs, the dcbnl and ethtool ops under RTNL, ndo_open, the works).
  *    Nothing sleeps under it.
- *  - port->publish_work and port->bounce_work (delayed works, system_wq,
- *    process context) take port->lock and re-arm themselves only while
- *    !port->dead.  The carrier is turned on and off under port->lock, so
+ *  - port->publish_work (a delayed work, system_highpri_wq) and
+ *    port->bounce_work (system_wq), process context, take port->lock and
+ *    re-arm themselves only while !port->dead.  The publication is a NIC's
+ *    firmware or periodic task, which the host's load does not hold up.
+ *    On system_wq, behind pktgen and the tests' threads in a loaded
+ *    guest, one came about 330 ms late by pfcwd's log (past its window
+ *    for a late publication, R/8 + 2 fine reads), and pfcwd, whose poller
+ *    is a high-priority work and ran on time, restored a storm in its
+ *    middle (stall.sh, bnxt profile, 2026-11-27).  The carrier is turned on and off under port->lock, so
  *    that the bounce work never turns on the carrier of a port that is
  *    down.
  *  - The push timer (hrtimer, softirq) reads ind_rising locklessly and
@@ -168,7 +174,7 @@ void pfcsim_stats_restart(struct pfcsim_port *port, ktime_t now)
 		return;	/* a pending work finds period 0 and stops */
 	period = msecs_to_jiffies(port->knob[PFCSIM_K_STATS_PERIOD]);
 	port->pub_next = jiffies + period;
-	mod_delayed_work(system_wq, &port->publish_work, period);
+	mod_delayed_work(system_highpri_wq, &port->publish_work, period);
 }
 
 /* Every stats_period_ms: a new copy; re-arms itself.  Process context. */
@@ -186,7 +192,7 @@ void pfcsim_publish_work(struct work_struct *work)
 	now = jiffies;
 	/* Early (the period was restarted meanwhile): wait until due. */
 	if (time_before(now, port->pub_next)) {
-		mod_delayed_work(system_wq, &port->publish_work,
+		mod_delayed_work(system_highpri_wq, &port->publish_work,
 				 port->pub_next - now);
 		goto out;
 	}
@@ -195,7 +201,7 @@ void pfcsim_publish_work(struct work_struct *work)
 	port->pub_next += period;
 	if (!time_after(port->pub_next, now))
 		port->pub_next = now + period;
-	mod_delayed_work(system_wq, &port->publish_work, port->pub_next - now);
+	mod_delayed_work(system_highpri_wq, &port->publish_work, port->pub_next - now);
 out:
 	spin_unlock_bh(&port->lock);
 }
