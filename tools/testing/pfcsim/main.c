@@ -265,9 +265,10 @@
  *    get_strings and get_ethtool_stats, all called under RTNL, agree on
  *    the layout; the other knob writes take RTNL too, for simplicity.
  *  - port->publish_work (system_highpri_wq: see pause.c), port->bounce_work
- *    and port->prevent_work (system_wq), delayed works, re-arm themselves, under port->lock, only while
- *    !port->dead.  The prevention state (prevent_ms, generating, gen_since,
- *    warned, prevented, storm_warnings, storm_errors) is under port->lock;
+ *    and port->prevent_work (system_wq), delayed works, re-arm themselves,
+ *    under port->lock, only while !port->dead.  The prevention state
+ *    (prevent_ms, generating, gen_since, warned, prevented, storm_warnings,
+ *    storm_errors) is under port->lock;
  *    prevent_ms, which decides whether the two port-wide statistics exist,
  *    is written with RTNL held too (set_tunable runs under RTNL).  Port
  *    deletion sets port->dead under port->lock after removing the debugfs
