@@ -27,13 +27,7 @@ dfs_set() {
 	echo "$3" > "$PFCSIM_DFS/$1/$2" || fail "write '$3' to $1/$2 failed"
 }
 
-dfs_get() {
-	local l
-
-	mapfile -t l < "$PFCSIM_DFS/$1/$2"
-	[ ${#l[@]} -gt 0 ] && printf '%s\n' "${l[@]}"
-	return 0
-}
+dfs_get() { readf "$PFCSIM_DFS/$1/$2"; }
 
 # "dcb -s pfc show" as JSON; field $2 (jq path) of port $1.
 dcb_pfc() { dcb -j -s pfc show dev "$1" | jq -c "$2"; }
@@ -52,12 +46,7 @@ carrier() {
 	{ IFS= read -r v < "/sys/class/net/$1/carrier"; } 2>/dev/null || v=0
 	echo "${v:-0}"
 }
-carrier_changes() {
-	local v
-
-	IFS= read -r v < "/sys/class/net/$1/carrier_changes"
-	echo "$v"
-}
+carrier_changes() { readf "/sys/class/net/$1/carrier_changes"; }
 
 # ethtool -S $1_prioP_pause ($1 rx or tx) of port $2 for every priority,
 # as a JSON array, from one ethtool -S.
