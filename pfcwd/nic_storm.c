@@ -13,8 +13,14 @@
  * nobody on the host.  pfcwd reads them (by name, ethtool_ctr.c) at most
  * every PFCWD_NIC_READ_NS, and an
  * error event becomes a generated storm, latched with reason nic-storm, on
- * the watched priorities whose sent-pause counter rose since the previous
- * read (those the NIC was pausing); a warning is counted and logged.
+ * the watched priorities the NIC was pausing; a warning is counted and
+ * logged.  Those are the priorities whose sent-pause counter was seen
+ * rising during the stopped pause: it lasted the timeout and ended after
+ * the previous read, so a priority counts if a read later than the
+ * previous one less the timeout saw its counter rise.  The read that sees
+ * the error may see no rise of its own: the pause can have ended before it
+ * with its last frames counted by the read before (a forced refresh reads
+ * the counters and the events together).
  * While a watched priority's sent pause rose since the previous read, the
  * port is read again PFCWD_NIC_READ_NS later even if it went quiet (the
  * NIC stopping the pause makes it quiet): a storm the NIC stops is
@@ -33,6 +39,8 @@
 #include "prio_list.h"
 
 #define PFCWD_NIC_READ_NS	(100 * NSEC_PER_MSEC)
+/* ETHTOOL_PFC_PREVENTION_TOUT's largest value (mlx5's limit). */
+#define PFCWD_NIC_TOUT_MAX_MS	8000
 
 /* How far a counter moved; a counter that went back re-primes. */
 static u64 pfcwd_nic_delta(u64 *base, u64 cur, bool primed)
@@ -41,6 +49,39 @@ static u64 pfcwd_nic_delta(u64 *base, u64 cur, bool primed)
 
 	*base = cur;
 	return d;
+}
+
+/*
+ * The watched priorities whose sent pause was seen rising since @since
+ * (this read included); RTNL held, poller.
+ */
+static u8 pfcwd_nic_rose_since(const struct pfcwd_port *port, u64 since)
+{
+	const struct pfcwd_nic *nic = &port->nic;
+	u8 rose = 0;
+	int p;
+
+	for (p = 0; p < PFCWD_NUM_PRIO; p++)
+		if ((port->cfg.prios & BIT(p)) && nic->rose_at[p] &&
+		    nic->rose_at[p] > since)
+			rose |= BIT(p);
+	return rose;
+}
+
+/*
+ * The NIC warned of, or stopped, a pause this read found: the priorities
+ * it was timing.  @prev: the previous read, ns.  RTNL held, poller.
+ */
+static u8 pfcwd_nic_timed(struct pfcwd_port *port, u64 prev)
+{
+	u32 tout_ms = 0;
+	u64 tout;
+
+	/* Unknown (the tunable went): the longest timeout there is. */
+	if (pfcwd_nic_prevention_ms(port, &tout_ms) || !tout_ms)
+		tout_ms = PFCWD_NIC_TOUT_MAX_MS;
+	tout = (u64)tout_ms * NSEC_PER_MSEC;
+	return pfcwd_nic_rose_since(port, prev > tout ? prev - tout : 0);
 }
 
 /**
@@ -56,7 +97,7 @@ bool pfcwd_nic_storm_read(struct pfcwd_port *port, struct pfcwd_counters *c)
 	const int *idx = port->ectr.idx;
 	struct pfcwd_nic *nic = &port->nic;
 	char list[PFCWD_PRIO_LIST_LEN];
-	u64 d_warn, d_err;
+	u64 d_warn, d_err, prev;
 	const u64 *data;
 	u8 rose = 0;
 	int p;
@@ -66,6 +107,7 @@ bool pfcwd_nic_storm_read(struct pfcwd_port *port, struct pfcwd_counters *c)
 		return false;
 	if (nic->read_at && c->now - nic->read_at < PFCWD_NIC_READ_NS)
 		return false;
+	prev = nic->read_at;
 	nic->read_at = c->now;
 	data = pfcwd_ectr_fetch(port, c->now, c->forced, PFCWD_ECTR_NIC_MASK);
 	if (!data || (idx[PFCWD_ECTR_NIC_WARN] < 0 &&
@@ -78,10 +120,13 @@ bool pfcwd_nic_storm_read(struct pfcwd_port *port, struct pfcwd_counters *c)
 	d_err = idx[PFCWD_ECTR_NIC_ERR] < 0 ? 0 :
 		pfcwd_nic_delta(&nic->err_base,
 				data[idx[PFCWD_ECTR_NIC_ERR]], nic->primed);
-	for (p = 0; p < PFCWD_NUM_PRIO; p++) {
+	/* A failed getpfc read no counters: nothing rose, nothing to keep. */
+	for (p = 0; p < PFCWD_NUM_PRIO && c->pfc_valid; p++) {
 		if (nic->primed && c->requests[p] != nic->req[p] &&
-		    (port->cfg.prios & BIT(p)))
+		    (port->cfg.prios & BIT(p))) {
 			rose |= BIT(p);
+			nic->rose_at[p] = c->now;
+		}
 		nic->req[p] = c->requests[p];
 	}
 	nic->primed = true;
@@ -89,6 +134,8 @@ bool pfcwd_nic_storm_read(struct pfcwd_port *port, struct pfcwd_counters *c)
 	if (!d_warn && !d_err)
 		return false;
 
+	/* The events' priorities: those the NIC's timing covers. */
+	rose = pfcwd_nic_timed(port, prev);
 	pfcwd_prio_list_format(rose, list, sizeof(list));
 	if (d_warn) {
 		WRITE_ONCE(nic->warnings, nic->warnings + d_warn);

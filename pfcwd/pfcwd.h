@@ -288,6 +288,7 @@ struct pfcwd_nic {
 	u8 rising;			/* watched prios whose requests rose */
 	u64 warn_base, err_base;	/* values last read */
 	u64 req[PFCWD_NUM_PRIO];	/* requests at the last read */
+	u64 rose_at[PFCWD_NUM_PRIO];	/* last read they had risen at, ns */
 	u64 read_at;			/* ns */
 	u64 warnings, errors;		/* events seen; READ_ONCE elsewhere */
 };

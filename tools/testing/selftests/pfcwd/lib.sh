@@ -239,9 +239,25 @@ _tap_run_case() {
 		echo "ok $n $desc # SKIP ${reason:-no reason given}"
 		TAP_SKIP=$((TAP_SKIP + 1)) ;;
 	*)
+		_tap_klog_tail "$klogtext"
 		echo "not ok $n $desc"
 		TAP_FAIL=$((TAP_FAIL + 1)) ;;
 	esac
+}
+
+# After a failed case: its last pfcwd and pfcsim kernel log lines, as
+# comments.  CI keeps only what the run prints, and a failure seen once
+# is read from these.
+_tap_klog_tail() {
+	local l lines=() max=${PFCWD_FAIL_KLOG_LINES:-25}
+
+	while IFS= read -r l; do
+		[[ $l == *pfcwd* || $l == *pfcsim* ]] && lines+=("$l")
+	done <<< "$1"
+	[ ${#lines[@]} -gt 0 ] || return 0
+	[ ${#lines[@]} -gt "$max" ] && lines=("${lines[@]: -$max}")
+	echo "# the case's last ${#lines[@]} pfcwd/pfcsim kernel log lines:"
+	printf '#   %s\n' "${lines[@]}"
 }
 
 # True on the debug kernel of make check-debug (KASAN, lockdep, kmemleak:
