@@ -25,15 +25,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, ynl_dir + '/tools/net/ynl')
 from lib import YnlFamily, Netlink, NlError  # noqa: E402
 import reqserve  # noqa: E402
-
-
-def encode(obj):
-    """As cli.py's YnlEncoder: bytes as hex, sets as lists."""
-    if isinstance(obj, bytes):
-        return obj.hex()
-    if isinstance(obj, set):
-        return list(obj)
-    raise TypeError(repr(obj))
+import ynl_json  # noqa: E402
 
 
 class Parser(argparse.ArgumentParser):
@@ -77,7 +69,7 @@ def main():
         except NlError as e:
             print(e)
             return 1
-        print(json.dumps(reply, default=encode))
+        print(ynl_json.dumps(reply))
         return 0
 
     return reqserve.serve(outdir, run)

@@ -14,21 +14,13 @@
 # It waits in nanosleep between reads, which ynl.sh's wait_subscribed()
 # takes as "subscribed".
 
-import json
 import sys
 import time
 
 ynl_dir, spec, count, timeout, linger = sys.argv[1:6]
 sys.path.insert(0, ynl_dir + '/tools/net/ynl')
 from lib import YnlFamily  # noqa: E402
-
-
-def encode(obj):
-    if isinstance(obj, bytes):
-        return obj.hex()
-    if isinstance(obj, set):
-        return sorted(obj)
-    raise TypeError(repr(obj))
+import ynl_json  # noqa: E402
 
 
 ynl = YnlFamily(spec, '')
@@ -41,5 +33,5 @@ while now < end:
     now = time.monotonic()
     if len(ynl.async_msg_queue) >= count:
         end = min(end, now + float(linger))
-print(json.dumps(ynl.async_msg_queue, default=encode))
+print(ynl_json.dumps(ynl.async_msg_queue))
 sys.exit(0 if len(ynl.async_msg_queue) >= count else 1)
