@@ -116,11 +116,14 @@
  * the last XOFF is placed where that rate says the frames ran out, and
  * restoration comes T1 after that (stale reads may restore then); a
  * publication with no XOFF at all ends it at the previous one, which the
- * reader knows only R plus its window (refresh_window_ns) after it.  Each
- * publication's frames came over the time since the previous one that
- * showed frames (R, when that time is not within [R/2, R + window]);
- * after reads further apart than R + window, over every period they may
- * have missed, plus one (a rate taken too high restores early).
+ * reader knows only R plus its window (refresh_window_ns) after it.  The
+ * rate is a lower bound: each publication's frames are taken to have come
+ * over the longest time they can have - since the earliest the previous
+ * publication that showed frames can have been made, or, where that is
+ * not known, since a period and its window before the read before (two
+ * publications can show in one read a period after the last) - and a
+ * storm's first rate over its episode plus a period and its window (a
+ * rate taken too high restores early).
  * Restoration thus lands within [T1, T1 + R] of the storm's end when T1 is
  * at least R / 16 plus the window, and within R + R / 16 + the window
  * otherwise (once the storm covered a whole period; a shorter one may be

@@ -2266,16 +2266,17 @@ struct sched {
 	bool quiet;
 	unsigned int reads;
 	bool scatter;
+	u64 jit_max;		/* scattered lateness up to this, ns */
 };
 
 static const u64 sched_jitter[4] = { MS(0), MS(28), MS(20), MS(8) };
 
-/* Publication @k's lateness: the pattern, or scattered over 0-31 ms. */
+/* Publication @k's lateness: the pattern, or scattered up to jit_max. */
 static u64 sched_jit(const struct sched *x, u64 k)
 {
 	if (!x->scatter)
 		return sched_jitter[k % 4];
-	return US(((k * 2654435761ULL) >> 5) % 31000);
+	return US(((k * 2654435761ULL) >> 5) % (x->jit_max / 1000));
 }
 
 /* Pause frames the device counted by @t: 10 a ms while storming. */
@@ -2356,7 +2357,7 @@ struct sched_result {
 	unsigned int storm_reads_max;	/* reads per storm period, worst */
 };
 
-static void sched_run(u64 phase, u64 read_late, bool scatter,
+static void sched_run(u64 phase, u64 read_late, bool scatter, u64 jit_max,
 		      struct sched_result *res)
 {
 	struct sched x;
@@ -2375,6 +2376,7 @@ static void sched_run(u64 phase, u64 read_late, bool scatter,
 	x.grid = BASE + phase;
 	x.read_late = read_late;
 	x.scatter = scatter;
+	x.jit_max = jit_max;
 	pfcwd_storm_init(&x.sm);
 	/* 3 s storms, 2.5 s apart plus the test's own 628 ms (traced) */
 	x.nstorms = 10;
@@ -2438,7 +2440,7 @@ static void test_published_schedule(u64 read_late, bool scatter)
 	struct sched_result res;
 
 	for (k = 0; k < 8; k++) {
-		sched_run(MS(1) + k * MS(123), read_late, scatter, &res);
+		sched_run(MS(1) + k * MS(123), read_late, scatter, MS(31), &res);
 		once &= res.once;
 		early |= res.early;
 		worst_first = res.det_err[0] > worst_first ? res.det_err[0] : worst_first;
@@ -2464,6 +2466,42 @@ static void test_published_schedule(u64 read_late, bool scatter)
 	tap_ok(quiet_reads <= 2 && storm_reads <= 8 + (r / 8 + MS(2)) / MS(1) + 4,
 	       "published (%s), read on schedule (reads up to %llu ms late): quiet %u reads a period at most, storming %u",
 	       jit, ms(read_late), quiet_reads, storm_reads);
+}
+
+/*
+ * The first storm, the phase not known yet, over every phase 4 ms apart:
+ * the read that first sees it can see two publications (the first late,
+ * just after the read before; the next on time), frames of up to two
+ * periods and a window.  Their rate taken over one period was too high
+ * by up to that much, the next publication of the storm looked like one
+ * that ran out, and the storm was restored early, then detected again
+ * (phase 981 ms: restored 337 ms before its end + T1; on the debug
+ * kernel, bnxt's first storm restored 936 ms before its end).
+ * Publications are late by up to 31 ms, or up to 121 ms (within the
+ * window of R / 8 + 2 fine); reads up to 40 ms.
+ */
+static void test_published_first_storm(void)
+{
+	static const u64 jit[2] = { MS(31), MS(121) };
+	static const u64 late[2] = { 0, MS(40) };
+	unsigned int k, j, l, runs = 0, bad = 0, first_bad = 0;
+	struct sched_result res;
+
+	for (j = 0; j < 2; j++)
+		for (l = 0; l < 2; l++)
+			for (k = 0; k < 250; k++) {
+				sched_run(MS(1) + k * MS(4), late[l], true,
+					  jit[j], &res);
+				runs++;
+				if (!res.once || res.early) {
+					if (!bad)
+						first_bad = 1 + 4 * k;
+					bad++;
+				}
+			}
+	tap_ok(!bad,
+	       "published, the first storm at every phase (%u runs): each storm detected and restored once, never early (%u not; first at phase %u ms)",
+	       runs, bad, first_bad);
 }
 
 /* With R shorter than T0, bursts shorter than T0 - R are never storms. */
@@ -3530,6 +3568,7 @@ int main(void)
 	test_published_schedule(MS(40), false);
 	test_published_schedule(0, true);
 	test_published_schedule(MS(40), true);
+	test_published_first_storm();
 	test_warn_counters();
 	test_warn_sources();
 	test_backoff_doubling();
