@@ -12,7 +12,7 @@
 #include "tap.h"
 
 #define N_TESTS		(7 + 272 + 36 + 4 + 6 + 9 + 1 + 20 + 19 + 2 + 4 + 13 + 10 + \
-			 6 + 2 + 7 + 5 + 5 + 2 + 5 + 4 + 4 + 4)
+			 6 + 2 + 7 + 5 + 5 + 2 + 5 + 4 + 4 + 4 + 1)
 
 #define US(n)		((u64)(n) * 1000ULL)
 #define MS(n)		((u64)(n) * PFCWD_NSEC_PER_MSEC)
