@@ -18,14 +18,11 @@
  *  - port->publish_work (a delayed work, system_highpri_wq) and
  *    port->bounce_work (system_wq), process context, take port->lock and
  *    re-arm themselves only while !port->dead.  The publication is a NIC's
- *    firmware or periodic task, which the host's load does not hold up.
- *    On system_wq, behind pktgen and the tests' threads in a loaded
- *    guest, one came about 330 ms late by pfcwd's log (past its window
- *    for a late publication, R/8 + 2 fine reads), and pfcwd, whose poller
- *    is a high-priority work and ran on time, restored a storm in its
- *    middle (stall.sh, bnxt profile, 2026-11-27).  The carrier is turned
- *    on and off under port->lock, so that the bounce work never turns on
- *    the carrier of a port that is down.
+ *    firmware or periodic task, which the host's load does not hold up,
+ *    so it does not wait behind pktgen and the tests' threads on
+ *    system_wq in a loaded guest.  The carrier is turned on and off under
+ *    port->lock, so that the bounce work never turns on the carrier of a
+ *    port that is down.
  *  - The push timer (hrtimer, softirq) reads ind_rising locklessly and
  *    calls pfcwd_report_pause(), which any context may call.  push_lock (a
  *    mutex) serialises turning it on and off (process context).
