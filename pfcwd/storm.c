@@ -390,8 +390,8 @@ static unsigned int pfcwd_storm_stall_due(struct pfcwd_storm *sm,
  * over less is too high: the next publication of a storm that goes on
  * looks like one that ran out, and restores it early (traced in the unit
  * test's schedule: the first storm's first read saw two publications,
- * 1.86 s of frames taken for 1 s, and the storm was restored 600 ms
- * before its end).
+ * 1.86 s of frames taken for 1 s, the next publication placed the
+ * storm's end 600 ms early, and it was restored while it went on).
  */
 static u64 pfcwd_storm_pub_span(const struct pfcwd_storm_config *cfg,
 				const struct pfcwd_sample *s, u64 span)
