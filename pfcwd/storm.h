@@ -395,18 +395,39 @@ struct pfcwd_storm {
  * from the next period's lower edge if nothing came.  Locked, that is a
  * read or two per publication; unlocked, at most 8 + window / fine, and
  * each publication seen so narrows the interval eightfold.
+ *
+ * Phase counters: some drivers publish counters that move with any
+ * traffic in the same copy as the pause counters (bnxt_en's port frame
+ * totals, in the same firmware DMA).  A read that sees them move saw a
+ * publication even when no pause came, so the phase is learnt before the
+ * first storm, and a storm is then seen within a period of its start, not
+ * two.  A read on which only they moved, right after a read that saw a
+ * publication and before the next can have come, saw the rest of that
+ * one (a driver that copies the two in steps: the pause counters first,
+ * the totals a moment later; read the totals first, as source.c does, and
+ * that is the only order in which they can be seen):
+ * pfcwd_pub_phase_news().  While they keep showing publications and the
+ * interval is wider than two fine reads, a quiet port is read as a busy
+ * one, to narrow it (pfcwd_pub_narrowing()): a few periods of up to
+ * 8 + window / fine reads, then a read or two a period; not once they
+ * stood still for two periods (no traffic: such reads would find nothing).
  */
 struct pfcwd_pub {
 	u64 last_read;		/* the latest read, ns; 0: none */
 	u64 lo, hi;		/* the last publication came in (lo, hi]; */
 	u64 at;			/* ...at or before this, by the grid; */
 	u64 after;		/* ...after this read, which did not see it */
+	u64 seen;		/* the latest read that saw one; 0: none */
 };
 
 u64 pfcwd_pub_read(struct pfcwd_pub *pub, u64 now, bool moved, u64 r,
 		   u64 window);
 u64 pfcwd_pub_next(const struct pfcwd_pub *pub, u64 now, bool busy, u64 r,
 		   u64 window, u64 fine);
+bool pfcwd_pub_phase_news(const struct pfcwd_pub *pub, u64 now, u64 r,
+			  u64 window);
+bool pfcwd_pub_narrowing(const struct pfcwd_pub *pub, u64 now, u64 r,
+			 u64 window, u64 fine);
 
 void pfcwd_storm_init(struct pfcwd_storm *sm);
 unsigned int pfcwd_storm_sample(struct pfcwd_storm *sm,

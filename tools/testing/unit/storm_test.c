@@ -12,7 +12,7 @@
 #include "tap.h"
 
 #define N_TESTS		(7 + 272 + 36 + 4 + 6 + 9 + 1 + 20 + 19 + 2 + 4 + 13 + 10 + \
-			 6 + 2 + 7 + 5 + 5 + 2 + 5 + 4 + 4 + 4 + 1)
+			 6 + 2 + 7 + 5 + 5 + 2 + 5 + 4 + 4 + 4 + 1 + 4)
 
 #define US(n)		((u64)(n) * 1000ULL)
 #define MS(n)		((u64)(n) * PFCWD_NSEC_PER_MSEC)
@@ -2267,6 +2267,12 @@ struct sched {
 	unsigned int reads;
 	bool scatter;
 	u64 jit_max;		/* scattered lateness up to this, ns */
+	/*
+	 * Traffic: the device publishes frame totals with its pause counters
+	 * (phase counters, storm.h), and they move at every publication.
+	 */
+	bool traffic;
+	u64 phase_seen;		/* publications the last read's totals showed */
 };
 
 static const u64 sched_jitter[4] = { MS(0), MS(28), MS(20), MS(8) };
@@ -2279,7 +2285,10 @@ static u64 sched_jit(const struct sched *x, u64 k)
 	return US(((k * 2654435761ULL) >> 5) % (x->jit_max / 1000));
 }
 
-/* Pause frames the device counted by @t: 10 a ms while storming. */
+/*
+ * Pause frames the device counted by @t: 10 a ms while storming, one every
+ * 100 us (a count in whole milliseconds was off by up to 10 frames).
+ */
 static u64 sched_live(const struct sched *x, u64 t)
 {
 	u64 n = 0;
@@ -2289,16 +2298,20 @@ static u64 sched_live(const struct sched *x, u64 t)
 		u64 end = t < x->off[i] ? t : x->off[i];
 
 		if (end > x->on[i])
-			n += 10 * ((end - x->on[i]) / MS(1));
+			n += (end - x->on[i]) / US(100);
 	}
 	return n;
 }
 
-/* The copy a read at @t gets: taken at the last publication by then. */
-static u64 sched_copy(const struct sched *x, u64 t)
+/*
+ * The copy a read at @t gets: taken at the last publication by then; in
+ * @pubs, how many publications were made by then.
+ */
+static u64 sched_copy(const struct sched *x, u64 t, u64 *pubs)
 {
 	u64 k, p;
 
+	*pubs = 0;
 	if (t < x->grid)
 		return 0;
 	k = (t - x->grid) / x->r;
@@ -2309,6 +2322,7 @@ static u64 sched_copy(const struct sched *x, u64 t)
 		k--;
 		p = x->grid + k * x->r + sched_jit(x, k);
 	}
+	*pubs = k + 1;
 	return sched_live(x, p);
 }
 
@@ -2316,19 +2330,25 @@ static u64 sched_copy(const struct sched *x, u64 t)
 static u64 sched_read(struct sched *x, u64 t, unsigned int *ev)
 {
 	struct pfcwd_sample s = { .now = t };
-	u64 v = sched_copy(x, t), next, d;
-	bool moved = v != x->seen, busy;
+	u64 pubs, v = sched_copy(x, t, &pubs), next, d;
+	bool moved = v != x->seen, busy, news = false, narrow;
 
 	x->reads++;
 	x->now = t;
 	x->seen = v;
-	pfcwd_pub_read(&x->pub, t, moved, x->r, x->window);
+	/* source.c: the totals moved alone, as a publication of their own */
+	if (x->traffic && pubs != x->phase_seen && !moved)
+		news = pfcwd_pub_phase_news(&x->pub, t, x->r, x->window);
+	x->phase_seen = x->traffic ? pubs : 0;
+	pfcwd_pub_read(&x->pub, t, moved || news, x->r, x->window);
 	*ev = 0;
 	/* source.c: not moved before the next one is due is stale */
-	if (!moved && x->pub.hi && t < x->pub.hi + x->r + x->window)
+	if (!moved && !news && x->pub.hi && t < x->pub.hi + x->r + x->window)
 		s.valid = PFCWD_SAMPLE_STALE;
+	narrow = x->traffic && pfcwd_pub_narrowing(&x->pub, t, x->r, x->window,
+						   x->fine);
 	if (!moved && x->quiet) {
-		next = x->pub.hi ? pfcwd_pub_next(&x->pub, t, false, x->r,
+		next = x->pub.hi ? pfcwd_pub_next(&x->pub, t, narrow, x->r,
 						  x->window, x->fine) : t + x->r;
 		/* source.c: never two reads closer than 50 us */
 		return next > t + US(50) ? next : t + US(50);
@@ -2341,8 +2361,8 @@ static u64 sched_read(struct sched *x, u64 t, unsigned int *ev)
 	*ev = pfcwd_storm_sample(&x->sm, &x->cfg, &s);
 	busy = pfcwd_storm_busy(&x->sm);
 	x->quiet = !busy && !*ev;
-	next = x->pub.hi ? pfcwd_pub_next(&x->pub, t, busy, x->r, x->window,
-					  x->fine) : t + x->r;
+	next = x->pub.hi ? pfcwd_pub_next(&x->pub, t, busy || narrow, x->r,
+					  x->window, x->fine) : t + x->r;
 	next = next > t + US(50) ? next : t + US(50);
 	d = pfcwd_storm_deadline(&x->sm, &x->cfg);
 	if (d < next)
@@ -2355,10 +2375,18 @@ struct sched_result {
 	bool once, early;
 	unsigned int quiet_reads_max;	/* reads per quiet period, worst */
 	unsigned int storm_reads_max;	/* reads per storm period, worst */
+	unsigned int lead_reads;	/* reads before the first storm */
+	u64 width;			/* the interval when it began, ns */
 };
 
-static void sched_run(u64 phase, u64 read_late, bool scatter, u64 jit_max,
-		      struct sched_result *res)
+/*
+ * One run: 10 storms; with @traffic, the phase counters move at every
+ * publication, and the first storm begins 6 s in (time to narrow the
+ * phase), else 2 s in.
+ */
+static void sched_run_traffic(u64 phase, u64 read_late, bool scatter,
+			      u64 jit_max, bool traffic,
+			      struct sched_result *res)
 {
 	struct sched x;
 	u64 t, next, end, cnt_from = 0, cnt_end = 0, per, rest_at = 0;
@@ -2377,11 +2405,12 @@ static void sched_run(u64 phase, u64 read_late, bool scatter, u64 jit_max,
 	x.read_late = read_late;
 	x.scatter = scatter;
 	x.jit_max = jit_max;
+	x.traffic = traffic;
 	pfcwd_storm_init(&x.sm);
 	/* 3 s storms, 2.5 s apart plus the test's own 628 ms (traced) */
 	x.nstorms = 10;
 	for (i = 0; i < x.nstorms; i++) {
-		x.on[i] = BASE + SEC(2) + MS(137) + i * MS(6128);
+		x.on[i] = BASE + SEC(traffic ? 6 : 2) + MS(137) + i * MS(6128);
 		x.off[i] = x.on[i] + SEC(3);
 	}
 	end = x.off[x.nstorms - 1] + SEC(4);
@@ -2391,6 +2420,10 @@ static void sched_run(u64 phase, u64 read_late, bool scatter, u64 jit_max,
 	for (i = 1; next < end; i++) {
 		/* every third read late by up to read_late */
 		t = next + (i % 3 == 0 ? (read_late * (i % 7)) / 6 : 0);
+		if (t < x.on[0]) {
+			res->lead_reads++;
+			res->width = x.pub.hi - x.pub.lo;
+		}
 		next = sched_read(&x, t, &ev);
 		while (cur < x.nstorms && t >= x.off[cur] + SEC(2)) {
 			res->once &= det == 1 && rst == 1;
@@ -2428,6 +2461,12 @@ static void sched_run(u64 phase, u64 read_late, bool scatter, u64 jit_max,
 		}
 		cnt++;
 	}
+}
+
+static void sched_run(u64 phase, u64 read_late, bool scatter, u64 jit_max,
+		      struct sched_result *res)
+{
+	sched_run_traffic(phase, read_late, scatter, jit_max, false, res);
 }
 
 static void test_published_schedule(u64 read_late, bool scatter)
@@ -2502,6 +2541,77 @@ static void test_published_first_storm(void)
 	tap_ok(!bad,
 	       "published, the first storm at every phase (%u runs): each storm detected and restored once, never early (%u not; first at phase %u ms)",
 	       runs, bad, first_bad);
+}
+
+/*
+ * Phase counters (storm.h): a device whose frame totals move at every
+ * publication (traffic) shows the phase before the first storm, so the
+ * first storm is seen a period after its start at most, not two: at every
+ * phase 4 ms apart, publications late by up to J = 31 or 121 ms, reads
+ * by up to L = 0 or 40 ms, each storm within R + J + window + 2 fine +
+ * 2 L of T0 (the publication before it on time, the one that shows it
+ * J late, the grid's interval narrowed to two fine reads, or a read's
+ * lateness wider, and the read that sees it L late) and restored within
+ * the same of T1.  Without the phase counters the first storm's bound is
+ * a period more (test_published_schedule()).  Narrowing costs busy reads
+ * for a few periods (after a storm too, when the reads in it left the
+ * interval wide); never more a period than a busy port's.
+ */
+static void test_published_phase_counters(void)
+{
+	static const u64 jit[2] = { MS(31), MS(121) };
+	static const u64 late[2] = { 0, MS(40) };
+	u64 r = SEC(1), fine = MS(1), window = r / 8 + 2 * fine;
+	u64 worst_first = 0, worst_det = 0, worst_res = 0, worst_width = 0;
+	unsigned int k, j, l, i, runs = 0, bad = 0, first_bad = 0, over = 0;
+	unsigned int quiet_reads = 0, lead_reads = 0;
+	struct sched_result res;
+
+	for (j = 0; j < 2; j++)
+		for (l = 0; l < 2; l++)
+			for (k = 0; k < 250; k++) {
+				u64 bound = r + jit[j] + window + 2 * fine +
+					    2 * late[l];
+
+				sched_run_traffic(MS(1) + k * MS(4), late[l], true,
+						  jit[j], true, &res);
+				runs++;
+				if (!res.once || res.early) {
+					if (!bad)
+						first_bad = 1 + 4 * k;
+					bad++;
+				}
+				over += res.det_err[0] > bound;
+				if (res.det_err[0] > worst_first)
+					worst_first = res.det_err[0];
+				for (i = 1; i < 10; i++) {
+					over += res.det_err[i] > bound;
+					over += res.res_err[i] > bound;
+					if (res.det_err[i] > worst_det)
+						worst_det = res.det_err[i];
+					if (res.res_err[i] > worst_res)
+						worst_res = res.res_err[i];
+				}
+				if (res.width > worst_width)
+					worst_width = res.width;
+				if (res.quiet_reads_max > quiet_reads)
+					quiet_reads = res.quiet_reads_max;
+				if (res.lead_reads > lead_reads)
+					lead_reads = res.lead_reads;
+			}
+	tap_ok(!bad,
+	       "phase counters (%u runs): each storm detected and restored once, never early (%u not; first at phase %u ms)",
+	       runs, bad, first_bad);
+	tap_ok(!over,
+	       "phase counters: every storm, the first too, detected and restored within R + J + window + 2 fine + 2 L (%u not; worst %llu ms past T0 first, %llu later, %llu past T1)",
+	       over, ms(worst_first), ms(worst_det), ms(worst_res));
+	tap_ok(worst_width <= window / 8 + 2 * MS(40),
+	       "phase counters: the publication interval narrowed before the first storm (widest %llu us)",
+	       worst_width / 1000);
+	tap_ok(quiet_reads <= 16 + window / fine + 4 &&
+	       lead_reads <= 6 * (16 + window / fine + 4),
+	       "phase counters: narrowing reads no more a period than a busy port's (%u in a quiet period at most; %u in the 6 s before the first storm)",
+	       quiet_reads, lead_reads);
 }
 
 /* With R shorter than T0, bursts shorter than T0 - R are never storms. */
@@ -3569,6 +3679,7 @@ int main(void)
 	test_published_schedule(0, true);
 	test_published_schedule(MS(40), true);
 	test_published_first_storm();
+	test_published_phase_counters();
 	test_warn_counters();
 	test_warn_sources();
 	test_backoff_doubling();
