@@ -51,6 +51,7 @@ static const struct pfcsim_knob_def pfcsim_knob_defs[PFCSIM_NUM_KNOBS] = {
 	[PFCSIM_K_NO_COUNTERS]		= { "no_counters", 1 },
 	[PFCSIM_K_PAUSE_DURATION]	= { "pause_duration", 3 },
 	[PFCSIM_K_SETPFC_REOPEN]	= { "setpfc_reopen", 1 },
+	[PFCSIM_K_FRAME_COUNTERS]	= { "frame_counters", 1 },
 };
 
 static const char * const pfcsim_calls_names[PFCSIM_NUM_CALLS] = {
@@ -291,7 +292,10 @@ static ssize_t pfcsim_knob_write(struct file *file, const char __user *ubuf,
 	if (err || val > pfcsim_knob_defs[pf->idx].max)
 		return err ?: -EINVAL;
 
-	/* RTNL: no_counters and pause_duration change ethtool's layout. */
+	/*
+	 * RTNL: no_counters, pause_duration and frame_counters change
+	 * ethtool's layout.
+	 */
 	rtnl_lock();
 	spin_lock_bh(&port->lock);
 	if (port->knob[pf->idx] != val)

@@ -2,17 +2,20 @@
 /*
  * pfcsim's ethtool ops: the driver name (the profile's), the link speed
  * (link_mbps), the statistics of ethtool -S (per priority, as no_counters
- * and pause_duration lay them out, then the storm prevention's port-wide
- * events while prevent_ms is on), the PFC storm prevention tunable, the
- * channels (TX queues per traffic class) and the TX ring size.
+ * and pause_duration lay them out, then the port-wide ones: the frame
+ * totals while frame_counters is on, the storm prevention's events while
+ * prevent_ms is on), the PFC storm prevention tunable, the channels (TX
+ * queues per traffic class) and the TX ring size.
  *
  * Locking and context: process context, RTNL held.  The knobs that decide
- * which statistics exist (no_counters, pause_duration, so also profile;
- * prevent_ms) are written with RTNL held as well, so that get_sset_count,
- * get_strings and get_ethtool_stats agree on the layout.  The rest of the
- * port's state is read under port->lock (a spinlock, BH disabled; nothing
- * sleeps under it), or with READ_ONCE where a comment says so; the packet
- * counters with the u64_stats retry loops.
+ * which statistics exist (no_counters, pause_duration, frame_counters, so
+ * also profile; prevent_ms) are written with RTNL held as well, so that
+ * get_sset_count, get_strings and get_ethtool_stats agree on the layout.
+ * The rest of the port's state is read under port->lock (a spinlock, BH
+ * disabled; nothing sleeps under it), or with READ_ONCE where a comment
+ * says so; the per-priority packet counters with the u64_stats retry
+ * loops.  The frame totals come with the pause counters, from the same
+ * copy or the same live read, under port->lock (pause.c).
  *
  * Calls pause.c and netdev.c, and reads profile.c's table.
  */
@@ -99,34 +102,57 @@ static int pfcsim_get_link_ksettings(struct net_device *dev,
 	return 0;
 }
 
-/* The port-wide statistics of the storm prevention, while it is on. */
-static const char * const pfcsim_prevent_stats[] = {
-	"tx_pause_storm_warning_events",
-	"tx_pause_storm_error_events",
+/* The port-wide statistics, after the per-priority ones. */
+enum {
+	PFCSIM_PSTAT_RX_FRAMES,		/* frame_counters */
+	PFCSIM_PSTAT_TX_FRAMES,
+	PFCSIM_PSTAT_STORM_WARNINGS,	/* storm prevention on */
+	PFCSIM_PSTAT_STORM_ERRORS,
+	PFCSIM_PORT_STATS_MAX
 };
 
-/* How many port-wide statistics follow the per-priority ones.  RTNL. */
-static int pfcsim_port_stats(struct pfcsim_port *port)
+static const char * const pfcsim_port_stat_names[PFCSIM_PORT_STATS_MAX] = {
+	[PFCSIM_PSTAT_RX_FRAMES]	= "rx_total_frames",
+	[PFCSIM_PSTAT_TX_FRAMES]	= "tx_total_frames",
+	[PFCSIM_PSTAT_STORM_WARNINGS]	= "tx_pause_storm_warning_events",
+	[PFCSIM_PSTAT_STORM_ERRORS]	= "tx_pause_storm_error_events",
+};
+
+/*
+ * The port-wide statistics shown, in order, as frame_counters and
+ * prevent_ms decide; returns how many.  RTNL held, as pfcsim_stat_ids().
+ */
+static int pfcsim_port_stat_ids(struct pfcsim_port *port, int *ids)
 {
+	int n = 0;
+
 	ASSERT_RTNL();
-	return port->prevent_ms ? ARRAY_SIZE(pfcsim_prevent_stats) : 0;
+	if (port->knob[PFCSIM_K_FRAME_COUNTERS]) {
+		ids[n++] = PFCSIM_PSTAT_RX_FRAMES;
+		ids[n++] = PFCSIM_PSTAT_TX_FRAMES;
+	}
+	if (port->prevent_ms) {
+		ids[n++] = PFCSIM_PSTAT_STORM_WARNINGS;
+		ids[n++] = PFCSIM_PSTAT_STORM_ERRORS;
+	}
+	return n;
 }
 
 static int pfcsim_get_sset_count(struct net_device *dev, int sset)
 {
-	int ids[PFCSIM_STATS_PER_PRIO_MAX];
+	int ids[PFCSIM_STATS_PER_PRIO_MAX], pids[PFCSIM_PORT_STATS_MAX];
 	struct pfcsim_port *port = netdev_priv(dev);
 
 	if (sset != ETH_SS_STATS)
 		return -EOPNOTSUPP;
 	return PFCSIM_NUM_PRIO * pfcsim_stat_ids(port, ids) +
-	       pfcsim_port_stats(port);
+	       pfcsim_port_stat_ids(port, pids);
 }
 
 static void pfcsim_get_strings(struct net_device *dev, u32 sset, u8 *data)
 {
+	int ids[PFCSIM_STATS_PER_PRIO_MAX], pids[PFCSIM_PORT_STATS_MAX];
 	struct pfcsim_port *port = netdev_priv(dev);
-	int ids[PFCSIM_STATS_PER_PRIO_MAX];
 	const char *fmt;
 	int n, p, i;
 
@@ -140,19 +166,24 @@ static void pfcsim_get_strings(struct net_device *dev, u32 sset, u8 *data)
 				fmt = pfcsim_duration_fmt[port->knob[PFCSIM_K_PAUSE_DURATION]];
 			ethtool_sprintf(&data, fmt, p);
 		}
-	for (i = 0; i < pfcsim_port_stats(port); i++) {
-		strscpy_pad(data, pfcsim_prevent_stats[i], ETH_GSTRING_LEN);
+	n = pfcsim_port_stat_ids(port, pids);
+	for (i = 0; i < n; i++) {
+		strscpy_pad(data, pfcsim_port_stat_names[pids[i]],
+			    ETH_GSTRING_LEN);
 		data += ETH_GSTRING_LEN;
 	}
 }
 
-/* With stats_refresh_on_read, takes a fresh copy of the pause counters. */
+/*
+ * With stats_refresh_on_read, takes a fresh copy of the pause counters
+ * (and frame totals).
+ */
 static void pfcsim_get_ethtool_stats(struct net_device *dev,
 				     struct ethtool_stats *stats, u64 *data)
 {
+	int ids[PFCSIM_STATS_PER_PRIO_MAX], pids[PFCSIM_PORT_STATS_MAX];
 	struct pfcsim_port *port = netdev_priv(dev);
 	u64 rx[PFCSIM_NUM_PRIO], tx, bytes, dropped, warnings, errors;
-	int ids[PFCSIM_STATS_PER_PRIO_MAX];
 	struct pfcsim_snap snap;
 	ktime_t now;
 	int n, p, i;
@@ -190,9 +221,22 @@ static void pfcsim_get_ethtool_stats(struct net_device *dev,
 			}
 		}
 	}
-	if (pfcsim_port_stats(port)) {
-		*data++ = warnings;
-		*data++ = errors;
+	n = pfcsim_port_stat_ids(port, pids);
+	for (i = 0; i < n; i++) {
+		switch (pids[i]) {
+		case PFCSIM_PSTAT_RX_FRAMES:
+			*data++ = snap.rx_frames;
+			break;
+		case PFCSIM_PSTAT_TX_FRAMES:
+			*data++ = snap.tx_frames;
+			break;
+		case PFCSIM_PSTAT_STORM_WARNINGS:
+			*data++ = warnings;
+			break;
+		default:
+			*data++ = errors;
+			break;
+		}
 	}
 }
 

@@ -80,10 +80,11 @@
  * knob reads back its value):
  *   stats_period_ms	0..60000 (0): when > 0, the pause counters that
  *			ieee_getpfc (requests/indications) and ethtool -S
- *			(rx/tx_prioP_pause, rx_prioP_pause_duration) report are
- *			a copy of the live counters, taken every this many ms
- *			by a delayed work, as drivers that read the hardware
- *			periodically; between copies they stand still.
+ *			(rx/tx_prioP_pause, rx_prioP_pause_duration,
+ *			rx/tx_total_frames) report are a copy of the live
+ *			counters, taken every this many ms by a delayed work,
+ *			as drivers that read the hardware periodically; between
+ *			copies they stand still.
  *   stats_refresh_on_read 0/1 (0): ethtool -S (get_ethtool_stats) first
  *			takes a fresh copy, as mlx5, ixgbe, i40e and ice do.
  *			With stats_period_ms 0 and this 1 only ethtool -S
@@ -124,6 +125,19 @@
  *			rx_prioP_pause_duration (mlx5), 2
  *			rx_pause_duration_prio_P (mlxsw, mlx4), 3
  *			pfc_priP_rx_duration_us (bnxt_en).
+ *   frame_counters	0/1 (0): ethtool -S also shows two port-wide totals,
+ *			after the per-priority statistics (and before the
+ *			storm prevention's): rx_total_frames, every frame the
+ *			port received (the rx_prioP_packets of all priorities
+ *			plus the pause frames received, indications), and
+ *			tx_total_frames (the tx_prioP_packets plus the pause
+ *			frames sent, requests), as bnxt_en's port statistics.
+ *			They come with the pause counters: the copy of
+ *			stats_period_ms and stats_refresh_on_read holds both,
+ *			taken at the same instant (bnxt_en's firmware DMA of
+ *			the port statistics carries both, once a second);
+ *			without a copy they are live.  The per-priority packet
+ *			counters themselves are always live.
  *   counter_reset	write 1: the live and copied pause counters and
  *			durations drop to 0, as after a driver reset.
  *   profile		write a name to set all the knobs above and
@@ -200,7 +214,7 @@
  * folded into the base, at the old settings.  Pause durations work the
  * same way (nanoseconds, rising while P is in rx_storm and pfc_en).  The
  * copy that stats_period_ms and stats_refresh_on_read report is a
- * snapshot of these at the time it was taken.
+ * snapshot of these, and of the frame totals, at the time it was taken.
  *
  * The rings drain on a timer: drain_timer (an hrtimer, softirq), started
  * when a ring that is not paused gets a frame (or is unpaused with frames)
@@ -260,10 +274,11 @@
  *    never turns on the carrier of a port that is down.  Nothing sleeps
  *    under it.
  *  - The knobs that decide which ethtool -S statistics exist (no_counters,
- *    pause_duration, so also profile) are written with RTNL held as well
- *    (debugfs handlers take RTNL, then port->lock), so that get_sset_count,
- *    get_strings and get_ethtool_stats, all called under RTNL, agree on
- *    the layout; the other knob writes take RTNL too, for simplicity.
+ *    pause_duration, frame_counters, so also profile) are written with
+ *    RTNL held as well (debugfs handlers take RTNL, then port->lock), so
+ *    that get_sset_count, get_strings and get_ethtool_stats, all called
+ *    under RTNL, agree on the layout; the other knob writes take RTNL too,
+ *    for simplicity.
  *  - port->publish_work (system_highpri_wq: see pause.c), port->bounce_work
  *    and port->prevent_work (system_wq), delayed works, re-arm themselves,
  *    under port->lock, only while !port->dead.  The prevention state
@@ -314,7 +329,8 @@
  *    (ring_paused) is set by pfcsim_apply_queues() under port->lock, after
  *    draining the rings up to then under ring_lock (as the tick does).
  *  - Readers of the packet counters (ndo_get_stats64, any context;
- *    ethtool) use the u64_stats retry loops.
+ *    ethtool; the frame totals, under port->lock) use the u64_stats retry
+ *    loops.
  *  - port->dying is set (under pfcsim_lock) before a port's debugfs
  *    directory is removed, so that a long inject_rx stops early.
  */

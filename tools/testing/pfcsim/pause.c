@@ -2,11 +2,12 @@
 /*
  * pfcsim's pause model: the pause counters (requests, indications) and
  * durations, which are not driven by timers but computed from a base and
- * the time since they have been rising; the copy of them that
- * stats_period_ms (the publish work) and stats_refresh_on_read report;
- * counter_reset; the carrier bounce of a PFC change (setpfc_bounce_ms, the
- * bounce work); and push_pause, which reports the received pause to pfcwd
- * through pfcwd_report_pause().
+ * the time since they have been rising; the copy of them, and of the
+ * port's frame totals (frame_counters), that stats_period_ms (the publish
+ * work) and stats_refresh_on_read report; counter_reset; the carrier
+ * bounce of a PFC change (setpfc_bounce_ms, the bounce work); and
+ * push_pause, which reports the received pause to pfcwd through
+ * pfcwd_report_pause().
  *
  * Locking and context:
  *  - port->lock (a spinlock, taken with BH disabled) protects the counters
@@ -15,6 +16,11 @@
  *    for the works and push, are called with it held, in process context
  *    (debugfs, the dcbnl and ethtool ops under RTNL, ndo_open, the works).
  *    Nothing sleeps under it.
+ *  - The frame totals add the packet counters (port->rx, port->tx[]) to
+ *    the pause counters.  Their writers (inject_rx under inject_lock, the
+ *    TX path under ring_lock) do not take port->lock: they are read with
+ *    the u64_stats retry loops, under port->lock so that a copy's totals
+ *    and pause counters are of the same instant.
  *  - port->publish_work (a delayed work, system_highpri_wq) and
  *    port->bounce_work (system_wq), process context, take port->lock and
  *    re-arm themselves only while !port->dead.  The publication is a NIC's
@@ -27,7 +33,7 @@
  *    calls pfcwd_report_pause(), which any context may call.  push_lock (a
  *    mutex) serialises turning it on and off (process context).
  *
- * Calls no other file of pfcsim.
+ * Calls no other file of pfcsim (it reads the packet counters itself).
  */
 #include <linux/hrtimer.h>
 #include <linux/kernel.h>
@@ -37,6 +43,7 @@
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/spinlock.h>
+#include <linux/u64_stats_sync.h>
 #include <linux/workqueue.h>
 #include <net/pfcwd.h>
 
@@ -82,17 +89,58 @@ static u64 pfcsim_dur_read(const struct pfcsim_pause *dur, bool rising,
 	return rising && ns > 0 ? dur->base + ns : dur->base;
 }
 
-/* The live counters and durations (in microseconds) at @now. */
+/*
+ * The data frames received and sent so far, all priorities together: the
+ * sums of what rx_prioP_packets and tx_prioP_packets show.  Their writers
+ * (inject_rx, the TX path) do not take port->lock: u64_stats retry loops.
+ */
+static void pfcsim_read_packets(const struct pfcsim_port *port,
+				u64 *rx, u64 *tx)
+{
+	const struct pfcsim_queue_stats *q;
+	unsigned int start;
+	u64 sum, n;
+	int p;
+
+	do {
+		start = u64_stats_fetch_begin(&port->rx.syncp);
+		sum = 0;
+		for (p = 0; p < PFCSIM_NUM_PRIO; p++)
+			sum += u64_stats_read(&port->rx.packets[p]);
+	} while (u64_stats_fetch_retry(&port->rx.syncp, start));
+	*rx = sum;
+
+	sum = 0;
+	for (p = 0; p < PFCSIM_NUM_PRIO; p++) {
+		q = &port->tx[p];
+		do {
+			start = u64_stats_fetch_begin(&q->syncp);
+			n = u64_stats_read(&q->packets);
+		} while (u64_stats_fetch_retry(&q->syncp, start));
+		sum += n;
+	}
+	*tx = sum;
+}
+
+/*
+ * The live counters and durations (in microseconds) at @now, and the
+ * frame totals: data frames plus the pause frames received (indications)
+ * or sent (requests), so that a copy holds both from the same instant.
+ */
 static void pfcsim_read_live(struct pfcsim_port *port, ktime_t now,
 			     struct pfcsim_snap *snap)
 {
 	int p;
 
 	pfcsim_read_pause(port, now, snap->req, snap->ind);
-	for (p = 0; p < PFCSIM_NUM_PRIO; p++)
+	pfcsim_read_packets(port, &snap->rx_frames, &snap->tx_frames);
+	for (p = 0; p < PFCSIM_NUM_PRIO; p++) {
 		snap->dur[p] = div_u64(pfcsim_dur_read(&port->dur[p],
 						       port->dur_rising & BIT(p),
 						       now), NSEC_PER_USEC);
+		snap->rx_frames += snap->ind[p];
+		snap->tx_frames += snap->req[p];
+	}
 }
 
 /* Whether readers get the copy in port->pub rather than live counters. */

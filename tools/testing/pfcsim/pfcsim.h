@@ -97,11 +97,17 @@ struct pfcsim_pause {
 	ktime_t since;
 };
 
-/* Pause counters and durations (microseconds), read at one instant. */
+/*
+ * Pause counters and durations (microseconds), read at one instant, and
+ * the port's frame totals of that instant (frame_counters): the packets
+ * received (sent) on every priority plus the pause frames received (sent).
+ */
 struct pfcsim_snap {
 	u64 req[PFCSIM_NUM_PRIO];
 	u64 ind[PFCSIM_NUM_PRIO];
 	u64 dur[PFCSIM_NUM_PRIO];
+	u64 rx_frames;
+	u64 tx_frames;
 };
 
 /* The knobs that make a port behave like a given NIC driver. */
@@ -116,6 +122,7 @@ enum pfcsim_knob {
 	PFCSIM_K_NO_COUNTERS,		/* no_counters */
 	PFCSIM_K_PAUSE_DURATION,	/* pause_duration */
 	PFCSIM_K_SETPFC_REOPEN,		/* setpfc_reopen */
+	PFCSIM_K_FRAME_COUNTERS,	/* frame_counters */
 	PFCSIM_NUM_KNOBS,
 };
 

@@ -29,10 +29,12 @@ const struct pfcsim_profile pfcsim_profiles[] = {
 		[PFCSIM_K_STATS_PERIOD] = 1000,
 		[PFCSIM_K_REFRESH_ON_READ] = 1,
 		[PFCSIM_K_SETPFC_REOPEN] = 1 } },
+	/* The 1 s port statistics DMA carries the frame totals too. */
 	{ "bnxt", "bnxt_en", true, {
 		[PFCSIM_K_STATS_PERIOD] = 1000,
 		[PFCSIM_K_GETPFC_DELAY] = 100,
-		[PFCSIM_K_PAUSE_DURATION] = 3 } },
+		[PFCSIM_K_PAUSE_DURATION] = 3,
+		[PFCSIM_K_FRAME_COUNTERS] = 1 } },
 	{ "hns3", "hns3", true, {
 		[PFCSIM_K_GETPFC_DELAY] = 100,
 		[PFCSIM_K_SETPFC_BOUNCE] = 100 } },

@@ -4,14 +4,16 @@
 # pfcsim's driver behaviours: the published copy of the pause counters
 # (stats_period_ms, stats_refresh_on_read), getpfc_delay_us, getpfc_fail,
 # setpfc_fail, setpfc_bounce_ms, swap, no_counters, counter_reset,
-# pause_duration, the driver profiles, bad writes, and deleting ports or
-# unloading the module with a publication and a carrier bounce pending.
+# pause_duration, frame_counters (published with the pause counters), the
+# driver profiles, bad writes, and deleting ports or unloading the module
+# with a publication and a carrier bounce pending.
 
 . "$(dirname "$0")/lib.sh"
 
 P=psim0
 KNOBS="stats_period_ms stats_refresh_on_read getpfc_delay_us getpfc_fail setpfc_fail
-       setpfc_bounce_ms swap no_counters pause_duration count_when_disabled"
+       setpfc_bounce_ms swap no_counters pause_duration count_when_disabled
+       frame_counters"
 
 setup() {
 	unload_mod pfcsim
@@ -516,14 +518,14 @@ knob_values() {
 profile_want() {
 	local v
 	case $1 in
-	ideal)	v="0 0 0 0 0 0 0 0 0 1" ;;
-	mlx5)	v="0 1 50 0 0 200 0 0 1 1" ;;
-	ixgbe)	v="2000 1 0 0 0 0 1 0 0 0" ;;
-	i40e|ice) v="1000 1 0 0 0 0 0 0 0 1" ;;
-	bnxt)	v="1000 0 100 0 0 0 0 0 3 1" ;;
-	hns3)	v="0 0 100 0 0 100 0 0 0 1" ;;
-	mlxsw)	v="0 0 500 0 0 0 0 0 2 1" ;;
-	qede|cxgb4|octeontx2) v="0 0 0 0 0 0 0 1 0 1" ;;
+	ideal)	v="0 0 0 0 0 0 0 0 0 1 0" ;;
+	mlx5)	v="0 1 50 0 0 200 0 0 1 1 0" ;;
+	ixgbe)	v="2000 1 0 0 0 0 1 0 0 0 0" ;;
+	i40e|ice) v="1000 1 0 0 0 0 0 0 0 1 0" ;;
+	bnxt)	v="1000 0 100 0 0 0 0 0 3 1 1" ;;
+	hns3)	v="0 0 100 0 0 100 0 0 0 1 0" ;;
+	mlxsw)	v="0 0 500 0 0 0 0 0 2 1 0" ;;
+	qede|cxgb4|octeontx2) v="0 0 0 0 0 0 0 1 0 1 0" ;;
 	esac
 	local -a ks=($KNOBS) vs=($v) out=()
 	local i
@@ -558,6 +560,10 @@ test_profiles() {
 		dfs_set $P no_counters 1
 		dfs_set $P pause_duration 1
 		dfs_set $P stats_refresh_on_read 1
+		# frame_counters the other way round from the profile's.
+		fc=1
+		[ $prof = bnxt ] && fc=0
+		dfs_set $P frame_counters $fc
 		expect_eq "$(dfs_get $P profile)" custom "profile after knob writes"
 		printf '%s' $prof > "$(dfs $P profile)" || fail "profile $prof rejected"
 		expect_eq "$(dfs_get $P profile)" $prof "profile read back"
@@ -571,6 +577,11 @@ test_profiles() {
 	dfs_set $P getpfc_delay_us 51
 	expect_eq "$(dfs_get $P profile)" custom "profile after a knob change"
 	expect_eq "$(drv $P)" pfcsim "driver with custom"
+	dfs_set $P profile bnxt
+	dfs_set $P frame_counters 1	# the same value: still bnxt
+	expect_eq "$(dfs_get $P profile)" bnxt "profile after frame_counters 1 on bnxt"
+	dfs_set $P frame_counters 0
+	expect_eq "$(dfs_get $P profile)" custom "profile after frame_counters 0 on bnxt"
 	dfs_set $P profile ixgbe
 	dfs_set $P count_when_disabled 1
 	expect_eq "$(dfs_get $P profile)" custom "profile after count_when_disabled"
@@ -625,6 +636,7 @@ test_bad_writes() {
 	dfs_set $P getpfc_delay_us 10
 	dfs_set $P setpfc_bounce_ms 10
 	dfs_set $P swap 1
+	dfs_set $P frame_counters 1
 	before=$(port_state)
 	long=$(printf '0%.0s' $(seq 40))
 	common=(-1 +1 " 1" "1 " abc 1e3 0x1 1.5 $'1\n\n' "" "$long" 4294967296)
@@ -633,7 +645,7 @@ test_bad_writes() {
 	expect_rejected $P getpfc_delay_us 1000001 "${common[@]}"
 	expect_rejected $P getpfc_fail 4096 65536 "${common[@]}"
 	expect_rejected $P setpfc_fail 4096 "${common[@]}"
-	for k in stats_refresh_on_read swap no_counters; do
+	for k in stats_refresh_on_read swap no_counters frame_counters; do
 		expect_rejected $P $k 2 10 yes "${common[@]}"
 	done
 	expect_rejected $P pause_duration 4 10 yes mlx5 "${common[@]}"
@@ -644,7 +656,7 @@ test_bad_writes() {
 	# The maxima are accepted.
 	for kv in stats_period_ms=60000 setpfc_bounce_ms=60000 getpfc_delay_us=1000000 \
 		  getpfc_fail=4095 setpfc_fail=4095 stats_refresh_on_read=1 no_counters=1 \
-		  pause_duration=3; do
+		  pause_duration=3 frame_counters=1; do
 		dfs_set $P ${kv%=*} ${kv#*=}
 		expect_eq "$(dfs_get $P ${kv%=*})" ${kv#*=} "${kv%=*} at its maximum"
 	done
@@ -656,6 +668,197 @@ test_bad_writes() {
 		expect_eq "$(dfs_get $P $f)" "$v" "$f after a write"
 	done
 	return 0
+}
+
+# Every ethtool -S statistic of port $1, from one ethtool run, into the
+# associative array ES (name -> value).
+declare -A ES
+es_read() {
+	local k v rest
+
+	ES=()
+	while read -r k v rest; do
+		[[ $k == *: ]] && ES[${k%:}]=$v
+	done < <(ethtool -S "$1")
+}
+
+# Sets variable $1 to the sum over the priorities of ES's $2_prioP_$3.
+es_sum_v() {
+	local p s=0
+
+	for p in 0 1 2 3 4 5 6 7; do
+		s=$((s + ${ES[$2_prio${p}_$3]:-0}))
+	done
+	printf -v "$1" %s "$s"
+}
+
+# The published values of ES: "rx_total_frames tx_total_frames
+# rx_prio3_pause".
+es_pub() {
+	echo "${ES[rx_total_frames]:-missing} ${ES[tx_total_frames]:-missing}" \
+		"${ES[rx_prio3_pause]:-missing}"
+}
+
+# Fails unless ES's rx_total_frames is the received packets plus the pause
+# frames received, all priorities, as read (exact while the received
+# packets stand still, as the pause counters are of the same instant);
+# with $2 "tx" too, tx_total_frames likewise (exact only while nothing is
+# sent).  $1 names the read.
+es_totals_exact() {
+	local pk pa
+
+	es_sum_v pk rx packets
+	es_sum_v pa rx pause
+	expect_eq "${ES[rx_total_frames]}" $((pk + pa)) \
+		"$1: rx_total_frames vs rx packets $pk + rx pause $pa"
+	[ "${2:-}" = tx ] || return 0
+	es_sum_v pk tx packets
+	es_sum_v pa tx pause
+	expect_eq "${ES[tx_total_frames]}" $((pk + pa)) \
+		"$1: tx_total_frames vs tx packets $pk + tx pause $pa"
+}
+
+# pktgen sends priority 1 (tagged, PCP 1) out of port $1, a frame a
+# millisecond (pktgen then sleeps between frames), until pg1_stop.
+pg1_start() {
+	local e=$1@1 c
+
+	pgset $PG/kpktgend_0 "add_device $e"
+	for c in "count 0" "pkt_size 100" "delay 1000000" "clone_skb 0" \
+		 "skb_priority 1" "vlan_id 0" "vlan_p 1" \
+		 "dst 198.51.100.2" "dst_mac 02:00:00:00:00:02" \
+		 "xmit_mode queue_xmit"; do
+		pgset $PG/"$e" "$c"
+	done
+	# In the background and off the case's output: "start" returns only
+	# once pktgen stops, and the runner waits for the output to close.
+	(echo start > $PG/pgctrl) > /dev/null 2>&1 &
+	PG1_PID=$!
+	trap pg1_stop EXIT
+}
+
+pg1_stop() {
+	echo stop > $PG/pgctrl 2>/dev/null
+	wait "$PG1_PID" 2>/dev/null
+	echo rem_device_all > $PG/kpktgend_0 2>/dev/null
+	trap - EXIT
+}
+
+# With bnxt's profile (a copy every 1 s), rx_total_frames and
+# tx_total_frames stand still between publications and move, with the
+# pause counters, at each; with stats_period_ms 0 they are live.  Traffic:
+# 100 frames received before, pktgen sending on priority 1 and the link
+# partner pausing priority 3 (rx_storm) during.
+test_frame_counters() {
+	local t0 t1 i a b c d tp pk es_names want va vc
+
+	setup
+	modprobe pktgen || skip "no pktgen in this kernel"
+	es_read $P
+	expect_eq "$(es_pub)" "missing missing 0" "totals with frame_counters 0"
+	dfs_set $P profile bnxt
+	expect_eq "$(dfs_get $P frame_counters)" 1 "frame_counters of bnxt"
+	# After the per-priority statistics, before the storm prevention's.
+	check ethtool --set-tunable $P pfc-prevention-tout 1000
+	es_names=$(ethtool -S $P | awk -F: 'NR > 1 { gsub(" ", "", $1); print $1 }' |
+		tail -n 5 | xargs)
+	want="pfc_pri7_rx_duration_us rx_total_frames tx_total_frames"
+	want+=" tx_pause_storm_warning_events tx_pause_storm_error_events"
+	expect_eq "$es_names" "$want" \
+		"the last ethtool -S names with frame_counters and storm prevention"
+	check ethtool --set-tunable $P pfc-prevention-tout 0
+
+	dfs_set $P inject_rx "2 100"
+	dfs_set $P rx_storm 3
+	pg1_start $P
+	sleep 0.2
+
+	# Writing stats_period_ms (the same value: still bnxt) publishes at
+	# once and restarts the period: the next copy is due 1 s later.  Two
+	# reads 150 ms apart right after it see the same copy, while the
+	# packets sent move.  Both must be well inside the period (500 ms; it
+	# takes 250 to 300 under TCG): a starved guest tries again.
+	for i in 1 2 3; do
+		t0=$(now_ms)
+		dfs_set $P stats_period_ms 1000
+		es_read $P
+		a=$(es_pub)
+		tp=${ES[tx_prio1_packets]}
+		es_totals_exact "first read after a publication"
+		sleep 0.15
+		es_read $P
+		t1=$(now_ms)
+		b=$(es_pub)
+		[ $((t1 - t0)) -le 500 ] && break
+		log "the two reads took $((t1 - t0)) ms: again"
+	done
+	[ $((t1 - t0)) -le 500 ] || fail "no two reads within 500 ms of a publication in 3 tries"
+	expect_eq "$(dfs_get $P profile)" bnxt "profile after writing bnxt's stats_period_ms"
+	log "published: $a; $((t1 - t0)) ms later: $b"
+	expect_eq "$b" "$a" "totals and rx_prio3_pause within a publication"
+	[ "${ES[tx_prio1_packets]}" -gt "$tp" ] ||
+		fail "pktgen sent nothing on priority 1: tx_prio1_packets $tp, ${ES[tx_prio1_packets]}"
+	es_sum_v pk tx packets
+
+	# The next publication, about 1 s after the write: all three move in
+	# the same read; rx_total_frames by exactly the pause frames received
+	# (nothing else is received meanwhile), tx_total_frames to what was
+	# sent by then (between the sums of the live packet counters before
+	# and after).
+	for ((i = 0; i < 50; i++)); do
+		es_read $P
+		c=$(es_pub)
+		[ "$c" != "$b" ] && break
+		sleep 0.05
+	done
+	t1=$(now_ms)
+	log "$((t1 - t0)) ms after the write: $c"
+	[ "$c" != "$b" ] || fail "no publication within $((t1 - t0)) ms"
+	read -r -a va <<< "$b"
+	read -r -a vc <<< "$c"
+	[ $((t1 - t0)) -ge 950 ] || fail "published $((t1 - t0)) ms after the write, period 1000"
+	[ "${vc[2]}" -gt "${va[2]}" ] || fail "rx_prio3_pause did not move: $b -> $c"
+	expect_eq $((vc[0] - va[0])) $((vc[2] - va[2])) \
+		"rx_total_frames' step vs rx_prio3_pause's ($b -> $c)"
+	es_totals_exact "read after the next publication"
+	[ "${vc[1]}" -gt "${va[1]}" ] && [ "${vc[1]}" -ge "$pk" ] ||
+		fail "tx_total_frames ${va[1]} -> ${vc[1]}, $pk packets sent before"
+	es_sum_v pk tx packets
+	[ "${vc[1]}" -le "$pk" ] || fail "tx_total_frames ${vc[1]} above the $pk packets sent"
+	# And stand still again.
+	sleep 0.15
+	es_read $P
+	d=$(es_pub)
+	t1=$(now_ms)
+	log "$((t1 - t0)) ms after the write: $d"
+	[ $((t1 - t0)) -ge 1600 ] || expect_eq "$d" "$c" "totals 150 ms after a publication"
+
+	# No copy (bnxt has no stats_refresh_on_read): live.
+	dfs_set $P stats_period_ms 0
+	expect_eq "$(dfs_get $P stats_refresh_on_read)" 0 "stats_refresh_on_read"
+	es_read $P
+	a=$(es_pub)
+	es_totals_exact "live read"
+	sleep 0.1
+	es_read $P
+	b=$(es_pub)
+	es_totals_exact "second live read"
+	read -r -a va <<< "$a"
+	read -r -a vc <<< "$b"
+	log "live: $a, then $b"
+	[ "${vc[0]}" -gt "${va[0]}" ] && [ "${vc[1]}" -gt "${va[1]}" ] &&
+		[ "${vc[2]}" -gt "${va[2]}" ] || fail "live totals stand still: $a -> $b"
+	# Nothing sent or received: both totals exact.
+	pg1_stop
+	dfs_set $P rx_storm ""
+	es_read $P
+	es_totals_exact "quiet live read" tx
+	# Off: gone from ethtool -S.
+	dfs_set $P frame_counters 0
+	es_read $P
+	expect_eq "${ES[rx_total_frames]:-missing} ${ES[tx_total_frames]:-missing}" \
+		"missing missing" "totals with frame_counters 0"
+	expect_eq "$(dfs_get $P profile)" custom "profile after frame_counters 0"
 }
 
 # A port with a publication and a carrier bounce pending.
@@ -713,6 +916,7 @@ TESTS=(
 	"test_profiles	pfcsim: profiles set every knob and the driver name; custom; bad names"
 	"test_bad_writes	pfcsim: bad knob writes rejected with EINVAL, nothing changed"
 	"test_del_pending	pfcsim: del_port and unload with a publication and bounce pending"
+	"test_frame_counters	pfcsim: frame_counters: rx/tx_total_frames published with the pause counters	60"
 )
 
 tap_main "$@"
