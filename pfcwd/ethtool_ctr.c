@@ -2,7 +2,9 @@
 /*
  * Driver statistics pfcwd reads by name from the ethtool statistics
  * (ETH_SS_STATS): the NIC's own storm prevention events (nic_storm.c),
- * under the names mlx5 gives them, and the per-priority pause durations
+ * under the names mlx5 gives them, the port's frame totals that some
+ * drivers publish with their pause counters (bnxt_en's names; the phase
+ * counters of source.c), and the per-priority pause durations
  * (source.c), in microseconds, under whichever of the names drivers give
  * them is found (pfcwd_ectr_dur_fmt[]).  The layout of the statistics
  * may change at run time (mlx5 lists per-priority statistics only for
@@ -55,6 +57,10 @@ static bool pfcwd_ectr_name(int id, int alt, char *name)
 		strscpy(name, "tx_pause_storm_warning_events", ETH_GSTRING_LEN);
 	else if (id == PFCWD_ECTR_NIC_ERR)
 		strscpy(name, "tx_pause_storm_error_events", ETH_GSTRING_LEN);
+	else if (id == PFCWD_ECTR_RX_FRAMES)
+		strscpy(name, "rx_total_frames", ETH_GSTRING_LEN);
+	else if (id == PFCWD_ECTR_TX_FRAMES)
+		strscpy(name, "tx_total_frames", ETH_GSTRING_LEN);
 	else
 		return false;
 	return true;

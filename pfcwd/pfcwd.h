@@ -261,12 +261,19 @@ struct pfcwd_profile {
 	bool no_counters;		/* pfc_en only: nothing to watch */
 	bool setpfc_disruptive;		/* setpfc bounces or quiesces the port */
 	bool durations;			/* live pause durations in ethtool -S */
+	/*
+	 * ethtool -S has frame totals published with the pause counters
+	 * (rx_total_frames, tx_total_frames): the phase counters (storm.h)
+	 */
+	bool phase_totals;
 };
 
 /* Driver statistics read by name (ethtool_ctr.c). */
 enum {
 	PFCWD_ECTR_NIC_WARN,		/* tx_pause_storm_warning_events */
 	PFCWD_ECTR_NIC_ERR,		/* tx_pause_storm_error_events */
+	PFCWD_ECTR_RX_FRAMES,		/* rx_total_frames (phase counter) */
+	PFCWD_ECTR_TX_FRAMES,		/* tx_total_frames (phase counter) */
 	PFCWD_ECTR_DUR0,		/* priority 0's pause duration (us), ... */
 	PFCWD_ECTR_NUM = PFCWD_ECTR_DUR0 + PFCWD_NUM_PRIO,
 };
@@ -382,6 +389,15 @@ struct pfcwd_port {
 	u64 last_change;		/* read that saw the counters move, ns */
 	u64 change_after;		/* the read before that one, ns */
 	struct pfcwd_pub pub;		/* published: the phase reads found */
+	/*
+	 * Phase counters (profile phase_totals): their sum at the last read,
+	 * whether that read found them, the reads of them and the
+	 * publications that they alone showed.
+	 */
+	u64 phase_total;
+	bool phase_found;
+	u64 phase_reads;
+	u64 phase_pubs;
 	u64 last_forced;		/* last forced refresh, ns */
 	u64 forced_end, forced_span;	/* its statistics call: end, length */
 	u64 reads;			/* ieee_getpfc calls */
@@ -520,6 +536,7 @@ const u64 *pfcwd_ectr_fetch(struct pfcwd_port *port, u64 now, bool forced,
 			    u32 want);
 #define PFCWD_ECTR_NIC_MASK	(BIT(PFCWD_ECTR_NIC_WARN) | BIT(PFCWD_ECTR_NIC_ERR))
 #define PFCWD_ECTR_DUR_MASK	GENMASK(PFCWD_ECTR_NUM - 1, PFCWD_ECTR_DUR0)
+#define PFCWD_ECTR_PHASE_MASK	(BIT(PFCWD_ECTR_RX_FRAMES) | BIT(PFCWD_ECTR_TX_FRAMES))
 bool pfcwd_ectr_has(const struct pfcwd_port *port, int id);
 const char *pfcwd_ectr_dur_name(const struct pfcwd_port *port);
 

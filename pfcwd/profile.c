@@ -53,9 +53,13 @@ static const struct pfcwd_profile pfcwd_profiles[] = {
 		.force_quiet_ms = 100, .force_busy_ms = 10,
 		.cost = PFCWD_COST_REGISTER, .setpfc_disruptive = true,
 	}, {
-		/* port statistics DMAed every 1 s on the driver's timer */
+		/*
+		 * port statistics DMAed every 1 s on the driver's timer, the
+		 * frame totals in the same DMA (the phase counters)
+		 */
 		.name = "bnxt", .driver = "bnxt_en",
 		.refresh_ms = 1000, .cost = PFCWD_COST_FREE,
+		.phase_totals = true,
 	}, {
 		/* live, one firmware command per read; setpfc restarts the port */
 		.name = "hns3", .driver = "hns3",

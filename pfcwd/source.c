@@ -33,7 +33,13 @@
  *    not move and that comes before the next publication can have
  *    happened is marked stale: the state
  *    machine then keeps the pause state the last publication showed
- *    (storm.h).
+ *    (storm.h).  Where the driver publishes frame totals in the same copy
+ *    (the profile's phase_totals: bnxt), each read reads them too, first
+ *    (pfcwd_source_read_phase()): with any traffic they move at every
+ *    publication, so the phase is known before the first storm; a read
+ *    that sees them move alone saw a publication without pause, and is
+ *    not stale; and while they show publications a quiet port is read
+ *    as a busy one until the interval is narrow (storm.h).
  *  - learnt: a driver not in the table starts live; if, while its
  *    counters are followed closely, they move in jumps separated by reads
  *    that saw nothing, each jump holding enough frames to have covered
@@ -266,6 +272,38 @@ static void pfcwd_source_learn(struct pfcwd_port *port, u64 now, u64 jump)
 		  port->name, ms);
 }
 
+/*
+ * The phase counters (storm.h), read before the pause counters: a driver
+ * that copies the two in steps (bnxt_en: the pause counters DMAed, the
+ * totals accumulated from the DMA right after) can then show them moving
+ * only after the pause counters, never before.  RTNL held, poller.
+ * Return: whether they moved since the last read that found them.
+ */
+static bool pfcwd_source_read_phase(struct pfcwd_port *port, u64 now)
+{
+	const u64 *data;
+	bool moved, was = port->phase_found;
+	u64 total = 0;
+	int id, i;
+
+	if (!port->profile->phase_totals || !pfcwd_source_published(port) ||
+	    READ_ONCE(port->push_active) || READ_ONCE(port->swpfc.active))
+		return false;
+	data = pfcwd_ectr_fetch(port, now, false, PFCWD_ECTR_PHASE_MASK);
+	WRITE_ONCE(port->phase_found, !!data);
+	if (!data)
+		return false;
+	for (id = PFCWD_ECTR_RX_FRAMES; id <= PFCWD_ECTR_TX_FRAMES; id++) {
+		i = port->ectr.idx[id];
+		if (i >= 0)
+			total += data[i];
+	}
+	moved = was && total != port->phase_total;
+	port->phase_total = total;
+	WRITE_ONCE(port->phase_reads, port->phase_reads + 1);
+	return moved;
+}
+
 /* The pause durations in @data, where found, into @c (us to ns). */
 static void pfcwd_source_fill_durations(struct pfcwd_port *port,
 					struct pfcwd_counters *c,
@@ -347,7 +385,7 @@ bool pfcwd_source_read_pfc(struct pfcwd_port *port, struct pfcwd_counters *c)
 	struct net_device *dev = port->dev;
 	struct ieee_pfc pfc = {};
 	u64 jump = 0, r, window;
-	bool moved, forced = false;
+	bool moved, forced = false, phase = false, news = false;
 	int p, err;
 
 	ASSERT_RTNL();
@@ -358,6 +396,8 @@ bool pfcwd_source_read_pfc(struct pfcwd_port *port, struct pfcwd_counters *c)
 	}
 	if (port->counters && port->profile->force)
 		forced = pfcwd_source_force(port, ktime_get_ns());
+	else if (port->counters)
+		phase = pfcwd_source_read_phase(port, ktime_get_ns());
 	err = dev->dcbnl_ops->ieee_getpfc(dev, &pfc);
 	c->now = ktime_get_ns();
 	c->forced = forced;
@@ -400,14 +440,21 @@ bool pfcwd_source_read_pfc(struct pfcwd_port *port, struct pfcwd_counters *c)
 	}
 	/*
 	 * Every read, so that the one that learns the period already bounds
-	 * its publication by the read before (storm.h).
+	 * its publication by the read before (storm.h).  The phase counters
+	 * alone: a publication without pause, unless the rest of the one the
+	 * read before saw.
 	 */
 	pfcwd_source_refresh(port, &r, &window);
-	pfcwd_pub_read(&port->pub, c->now, moved, r, window);
+	if (port->phase_found && r)
+		news = pfcwd_pub_phase(&port->pub, moved, phase);
+	if (news)
+		WRITE_ONCE(port->phase_pubs, port->phase_pubs + 1);
+	pfcwd_pub_read(&port->pub, c->now, moved || news, r, window);
 	if (!moved) {
 		port->unchanged_reads++;
 		/* Before the next one is due: from the grid (storm.h). */
 		c->stale = pfcwd_source_published(port) && port->pub.hi &&
+			   !news &&
 			   c->now < port->pub.hi + pfcwd_source_stale_ns(port);
 	}
 	memcpy(port->raw_ind, c->indications, sizeof(port->raw_ind));
@@ -423,7 +470,7 @@ u64 pfcwd_source_next_read(struct pfcwd_port *port, u64 now, bool busy)
 {
 	u64 quiet = pfcwd_source_quiet_ns(port);
 	u64 fine = pfcwd_source_fine_ns(port);
-	u64 r;
+	u64 r, window;
 
 	if (!port->counters || !pfcwd_source_published(port) ||
 	    READ_ONCE(port->push_active))
@@ -432,9 +479,13 @@ u64 pfcwd_source_next_read(struct pfcwd_port *port, u64 now, bool busy)
 	r = (u64)READ_ONCE(port->refresh_ms) * NSEC_PER_MSEC;
 	if (!port->pub.hi)		/* phase unknown: once a period */
 		return now + max(r, quiet);
+	window = pfcwd_source_window_ns(port);
+	/* Phase counters that show publications: narrow the interval. */
+	if (!busy && port->phase_found &&
+	    pfcwd_pub_narrowing(&port->pub, now, r, window, fine))
+		busy = true;
 	/* Around the publication grid the reads found (storm.h). */
-	return max(pfcwd_pub_next(&port->pub, now, busy, r,
-				  pfcwd_source_window_ns(port), fine),
+	return max(pfcwd_pub_next(&port->pub, now, busy, r, window, fine),
 		   now + PFCWD_PUB_MIN_GAP_NS);
 }
 

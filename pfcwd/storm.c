@@ -997,23 +997,24 @@ u64 pfcwd_pub_next(const struct pfcwd_pub *pub, u64 now, bool busy, u64 r,
 }
 
 /**
- * pfcwd_pub_phase_news - whether phase counters that moved show a new
- * publication (storm.h)
- * @pub: the port's publication tracking, before this read
- * @now: the read's time
- * @r: the refresh period
- * @window: how late a publication may come
+ * pfcwd_pub_phase - whether phase counters that moved alone show a new
+ * publication (storm.h); called at every read, before pfcwd_pub_read()
+ * @pub: the port's publication tracking
+ * @moved: the pause counters moved since the previous read
+ * @phase: the phase counters moved since the previous read
  *
- * Return: false if the read before this one saw a publication and no other
- * can have been made since: this read saw the rest of that one.  The next
- * comes a period after it, less the window it may have been late by, and
- * it came after pub->lo.
+ * Return: true if only the phase counters moved, and not as the rest of a
+ * publication whose pause counters an earlier read saw without them.
  */
-bool pfcwd_pub_phase_news(const struct pfcwd_pub *pub, u64 now, u64 r,
-			  u64 window)
+bool pfcwd_pub_phase(struct pfcwd_pub *pub, bool moved, bool phase)
 {
-	return !pub->seen || pub->seen != pub->last_read ||
-	       now + window >= pub->lo + r;
+	bool news = phase && !moved && !pub->lag;
+
+	if (moved)
+		pub->lag = !phase;
+	else if (phase)
+		pub->lag = false;
+	return news;
 }
 
 /**

@@ -401,12 +401,14 @@ struct pfcwd_storm {
  * totals, in the same firmware DMA).  A read that sees them move saw a
  * publication even when no pause came, so the phase is learnt before the
  * first storm, and a storm is then seen within a period of its start, not
- * two.  A read on which only they moved, right after a read that saw a
- * publication and before the next can have come, saw the rest of that
- * one (a driver that copies the two in steps: the pause counters first,
- * the totals a moment later; read the totals first, as source.c does, and
- * that is the only order in which they can be seen):
- * pfcwd_pub_phase_news().  While they keep showing publications and the
+ * two.  Pause frames are frames: a publication whose pause counters moved
+ * moved the totals too.  A read that saw the pause counters move without
+ * the totals saw a publication copied in steps (bnxt_en: the pause
+ * counters DMAed, the totals accumulated from the DMA after another
+ * firmware command; read the totals first, as source.c does, and that is
+ * the only order in which they can lag): the next move of the totals alone
+ * is the rest of it, not a publication without pause:
+ * pfcwd_pub_phase().  While they keep showing publications and the
  * interval is wider than two fine reads, a quiet port is read as a busy
  * one, to narrow it (pfcwd_pub_narrowing()): a few periods of up to
  * 8 + window / fine reads, then a read or two a period; not once they
@@ -418,14 +420,14 @@ struct pfcwd_pub {
 	u64 at;			/* ...at or before this, by the grid; */
 	u64 after;		/* ...after this read, which did not see it */
 	u64 seen;		/* the latest read that saw one; 0: none */
+	bool lag;		/* its totals are still to come (phase) */
 };
 
 u64 pfcwd_pub_read(struct pfcwd_pub *pub, u64 now, bool moved, u64 r,
 		   u64 window);
 u64 pfcwd_pub_next(const struct pfcwd_pub *pub, u64 now, bool busy, u64 r,
 		   u64 window, u64 fine);
-bool pfcwd_pub_phase_news(const struct pfcwd_pub *pub, u64 now, u64 r,
-			  u64 window);
+bool pfcwd_pub_phase(struct pfcwd_pub *pub, bool moved, bool phase);
 bool pfcwd_pub_narrowing(const struct pfcwd_pub *pub, u64 now, u64 r,
 			 u64 window, u64 fine);
 
