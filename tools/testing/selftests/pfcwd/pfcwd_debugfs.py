@@ -43,6 +43,14 @@ def prio_stats(dev, prio):
     raise RuntimeError("no pfcwd port %s prio %d" % (dev, prio))
 
 
+def port_stats(dev):
+    """DEV's port line as a dict; RuntimeError if there is none."""
+    for w in _lines():
+        if len(w) > 2 and w[0] == dev and w[1] == "enabled":
+            return _pairs(w[1:])
+    raise RuntimeError("no pfcwd port %s" % dev)
+
+
 def swpfc_stats(dev, prio):
     """DEV's software PFC line and PRIO's swprio line, as two dicts;
     RuntimeError if DEV has no software PFC."""

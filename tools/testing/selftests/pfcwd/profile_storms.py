@@ -37,6 +37,18 @@ publication phase is not known before the counters first move: DESIGN
 (their rate is not known from a whole interval).  A learnt period (a
 driver not in the profile table) also adds R to the first storm.
 
+A port marked "frames" has pktgen sending a light flow on priority 0
+(500 frames/s, never paused), so that the frame totals a driver publishes
+with its pause counters (bnxt's rx_total_frames/tx_total_frames, pfcsim's
+frame_counters) move at every publication.  On a profile pfcwd reads them
+on (bnxt: PROFILES' last field) the publication phase is then known
+before the first storm: the port must first show it (pfcwd's debugfs
+phase 1 and a publication interval of at most PHASE_WIDTH_MS, within
+PHASE_WAIT_S), and the first storm then has the bound of the later ones,
+without the R above.  The time and the reads that took are reported.
+"lead_ms=N" puts the first storm N ms after that (the phase shown just
+after a publication: 0 starts the storm just after one, its worst case).
+
 A port marked "traffic" has pktgen sending priority 3 at it, saturating
 (give it TX rings: tx_ring=64,link_mbps=100): its queues stop when a storm
 stops its ring, and pfcwd sees the stall at its next check of the queues
@@ -73,7 +85,7 @@ import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from pfcwd_debugfs import on_debug_kernel, pct, prio_stats  # noqa: E402
+from pfcwd_debugfs import on_debug_kernel, pct, port_stats, prio_stats  # noqa: E402
 
 DFS = "/sys/kernel/debug/pfcsim/"
 PRIO = 3
@@ -88,20 +100,27 @@ FORCED_MS = (100.0, 10.0)
 # every busy read (profile table: mlxsw), ms
 DURATIONS_BUSY_MS = {"mlxsw": 10.0}
 # What each pfcsim profile is: published period (ms), forceable by an
-# ethtool stats read, known to pfcwd's table (else learnt), has counters.
+# ethtool stats read, known to pfcwd's table (else learnt), has counters,
+# publishes frame totals with them that pfcwd reads (phase counters).
 PROFILES = {
-    "ideal": (0, False, False, True),
-    "mlx5": (0, True, True, True),
-    "ixgbe": (2000, True, True, True),
-    "i40e": (1000, True, True, True),
-    "ice": (1000, True, True, True),
-    "bnxt": (1000, False, True, True),
-    "hns3": (0, False, True, True),
-    "mlxsw": (0, False, True, True),
-    "qede": (0, False, True, False),
-    "cxgb4": (0, False, True, False),
-    "octeontx2": (0, False, True, False),
+    "ideal": (0, False, False, True, False),
+    "mlx5": (0, True, True, True, False),
+    "ixgbe": (2000, True, True, True, False),
+    "i40e": (1000, True, True, True, False),
+    "ice": (1000, True, True, True, False),
+    "bnxt": (1000, False, True, True, True),
+    "hns3": (0, False, True, True, False),
+    "mlxsw": (0, False, True, True, False),
+    "qede": (0, False, True, False, False),
+    "cxgb4": (0, False, True, False, False),
+    "octeontx2": (0, False, True, False, False),
 }
+# The publication interval narrow enough to call the phase known (ms; two
+# fine reads and a loaded guest's publication lateness), and how long the
+# narrowing may take (a few periods of 1 s: storm.h).
+PHASE_WIDTH_MS = 20.0
+PHASE_WAIT_S = 20.0
+FRAMES_DELAY_NS = 2000000
 
 
 def sim_read(dev, knob):
@@ -145,11 +164,15 @@ class Port:
         name, _, rest = spec.partition("=")
         parts = rest.split(",")
         self.dev, self.profile, self.a = name, parts[0], a
-        self.knobs = [p.split("=", 1) for p in parts[1:] if "=" in p]
+        opts = [p.split("=", 1) for p in parts[1:] if "=" in p]
+        self.lead_ms = sum(int(v) for k, v in opts if k == "lead_ms")
+        self.knobs = [kv for kv in opts if kv[0] != "lead_ms"]
         self.bounce_ok = "bounce_ok" in parts[1:]
         self.traffic = "traffic" in parts[1:]
-        period, forced, known, self.counters = PROFILES.get(
-            self.profile, (0, False, False, True))
+        self.frames = "frames" in parts[1:]
+        period, forced, known, self.counters, phase = PROFILES.get(
+            self.profile, (0, False, False, True, False))
+        self.phase = phase and self.frames
         for k, v in self.knobs:
             if k == "stats_period_ms":
                 period = int(v)
@@ -183,6 +206,8 @@ class Port:
         self.hold_ms = 65535 * 512 / (mbps * 1000.0)
         if self.traffic:
             pg_flow(self.dev, PRIO)
+        if self.frames:
+            pg_flow(self.dev, 0, delay_ns=FRAMES_DELAY_NS, size=64)
 
     def bounds(self, first, length_ms):
         """Detection and restoration bounds beyond T0/T1, ms."""
@@ -212,7 +237,7 @@ class Port:
         if queues:
             det = POLL_QUIET_MS + busy + self.full_ms + a.margin_ms
         if self.period and not self.forced:
-            if first:
+            if first and not self.phase:
                 det += self.period      # phase (or period) not known yet
             if length_ms < 2 * self.period:
                 res += self.period
@@ -229,8 +254,34 @@ class Port:
             self.bad += 1
             self.note("error: %s  <-- BAD" % e)
 
+    def wait_phase(self):
+        """Phase counters: wait until pfcwd shows the publication phase
+        (phase 1, the interval at most PHASE_WIDTH_MS); False if it does
+        not within PHASE_WAIT_S."""
+        t0 = time.monotonic()
+        r0 = port_stats(self.dev)["reads"]
+        while time.monotonic() - t0 < PHASE_WAIT_S:
+            st = port_stats(self.dev)
+            w = st["pub_width_us"] / 1000.0
+            if st["phase"] == 1 and 0 < w <= PHASE_WIDTH_MS:
+                self.note("phase known after %.1f s: interval %.1f ms, %d "
+                          "reads, %d publications seen by the totals alone" %
+                          (time.monotonic() - t0, w, st["reads"] - r0,
+                           st["phase_pubs"]))
+                return True
+            time.sleep(0.05)
+        st = port_stats(self.dev)
+        self.note("phase not known after %.0f s (phase %s, interval %.1f ms)"
+                  "  <-- BAD" % (PHASE_WAIT_S, st["phase"],
+                                 st["pub_width_us"] / 1000.0))
+        return False
+
     def _run(self):
         a = self.a
+        if self.phase and not self.wait_phase():
+            self.bad += 1
+            return
+        time.sleep(self.lead_ms / 1000.0)
         base_pfc = pfc_en(self.dev)
         frame_ms = 1000.0 / self.rate
         cc = [carrier_changes(self.dev)]     # at each storm's start, then the end
@@ -358,12 +409,13 @@ def pg_write(f, what):
             raise RuntimeError("pktgen %s: %r: %s" % (f, what, res))
 
 
-def pg_flow(dev, prio):
+def pg_flow(dev, prio, delay_ns=1000, size=PKT):
     """pktgen thread 0 sends PRIO on DEV, tagged with PCP PRIO (VID 0),
-    every 1000 ns: far above a 100 Mb/s link's rate."""
+    every DELAY_NS (1000: far above a 100 Mb/s link's rate)."""
     e = "%s@%d" % (dev, prio)
     pg_write("kpktgend_0", "add_device " + e)
-    for c in ("count 0", "pkt_size %d" % PKT, "delay 1000", "clone_skb 0",
+    for c in ("count 0", "pkt_size %d" % size, "delay %d" % delay_ns,
+              "clone_skb 0",
               "skb_priority %d" % prio, "vlan_id 0", "vlan_p %d" % prio,
               "dst 198.51.100.2", "dst_mac 02:00:00:00:00:02",
               "xmit_mode queue_xmit"):
@@ -388,12 +440,12 @@ def main():
 
     ports = [Port(s, a) for s in a.ports]
     pg = None
-    if any(p.traffic for p in ports):
+    if any(p.traffic or p.frames for p in ports):
         subprocess.run(["modprobe", "pktgen"], check=True)
         pg_write("kpktgend_0", "rem_device_all")
     for p in ports:
         p.setup()
-    if any(p.traffic for p in ports):
+    if any(p.traffic or p.frames for p in ports):
         pg = subprocess.Popen(["sh", "-c", "echo start > " + PG + "pgctrl"],
                               stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL)

@@ -73,6 +73,33 @@ test_published_periods() {
 	expect_eq "$(portstat pb refresh_ms)/$(portstat pb refresh_learnt)" 1000/0 "bnxt's period from the table"
 }
 
+# bnxt publishes its frame totals in the same DMA as its pause counters:
+# with a light flow on priority 0 (never paused) they move at every
+# publication, and pfcwd knows the publication phase before any storm, so
+# the first storm too is detected within T0 + R + fine + window + margin
+# (profile_storms.py waits for the phase first, and reports how long that
+# took).  Six ports, their first storms 0 to 5/6 of a period after a
+# publication (0, just after one, is the worst case: without the phase the
+# read that sees it can come up to a period later still).  TX rings (and
+# no traffic on priority 3), so that the storm's queue does not stop: the
+# counters alone see it.
+test_phase_first_storm() {
+	local f=bnxt,frames,tx_ring=64,link_mbps=1000
+
+	reset_all
+	mkdir -p "$RES"
+	python3 -S "$STORMS" --storms 2 --storm-ms 3000 --gap-ms 2500 \
+		--json "$RES/phase.json" \
+		f1=$f f2=$f,lead_ms=167 f3=$f,lead_ms=333 f4=$f,lead_ms=500 \
+		f5=$f,lead_ms=667 f6=$f,lead_ms=833 ||
+		fail "bnxt storms with the publication phase known out of bounds"
+	for d in f1 f6; do
+		expect_eq "$(portstat $d phase)" 1 "$d: the frame totals read"
+		[ "$(portstat $d phase_pubs)" -ge 3 ] ||
+			fail "$d: the totals alone showed $(portstat $d phase_pubs) publications"
+	done
+}
+
 # Bursts shorter than T0 - 2R - window on unforceable published counters
 # are never detected; a storm past T0 is.
 test_published_bursts() {
@@ -624,6 +651,7 @@ test_pause_duration_live() {
 TESTS=(
 	"test_profiles_storms	profiles: every profile's storms in bounds, bursts not detected, no bounce	150"
 	"test_published_periods	profiles: 3 s storms on counters refreshed every 1000/2000 ms (table, learnt, forced)	200"
+	"test_phase_first_storm	profiles: bnxt's frame totals show the publication phase: the first storm within T0 + R	120"
 	"test_published_bursts	profiles: bnxt bursts shorter than T0 - 2R not storms, a storm past T0 is	120"
 	"test_read_rate	profiles: reads no faster than the counters change"
 	"test_read_rate_stalled	profiles: a standing TX stall does not put off reads of published counters"
