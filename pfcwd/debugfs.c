@@ -62,17 +62,6 @@
 
 static struct dentry *pfcwd_debugfs_dir;
 
-/*
- * How wide the interval in which the port's publications come is, us; 0
- * while not known (storm.h).  The poller's, read racily for display.
- */
-static u64 pfcwd_debugfs_pub_width_us(const struct pfcwd_port *port)
-{
-	u64 lo = READ_ONCE(port->pub.lo), hi = READ_ONCE(port->pub.hi);
-
-	return hi > lo ? div_u64(hi - lo, NSEC_PER_USEC) : 0;
-}
-
 static void pfcwd_debugfs_port(struct seq_file *m, struct pfcwd_port *port)
 {
 	char prios[PFCWD_PRIO_LIST_LEN], pfc[PFCWD_PRIO_LIST_LEN];
@@ -83,7 +72,7 @@ static void pfcwd_debugfs_port(struct seq_file *m, struct pfcwd_port *port)
 	pfcwd_prio_list_format(port->pfc_en, pfc, sizeof(pfc));
 	pfcwd_prio_list_format(READ_ONCE(port->stall_prios), stall,
 			       sizeof(stall));
-	seq_printf(m, "%s enabled %d action %s prios %s pfc_en %s dcb %d push %d hold_us %llu granularity_us %llu next_poll_ns %lld ingress_hook %d profile %s counters %d refresh_ms %u refresh_learnt %d reads %llu forced %llu read_errors %llu read_rate %u device_action %s device_pfc %d setpfc_hurts %d setpfc_errors %llu nic_warnings %llu nic_errors %llu stall_prios %s warn_ms %u backoff %u rate_rx %u rate_tx %u rate_window_ms %u durations %s duration_reads %llu phase %d phase_reads %llu phase_pubs %llu pub_width_us %llu\n",
+	seq_printf(m, "%s enabled %d action %s prios %s pfc_en %s dcb %d push %d hold_us %llu granularity_us %llu next_poll_ns %lld ingress_hook %d profile %s counters %d refresh_ms %u refresh_learnt %d reads %llu forced %llu read_errors %llu read_rate %u device_action %s device_pfc %d setpfc_hurts %d setpfc_errors %llu nic_warnings %llu nic_errors %llu stall_prios %s warn_ms %u backoff %u rate_rx %u rate_tx %u rate_window_ms %u durations %s duration_reads %llu phase %d phase_reads %llu phase_pubs %llu pub_width_us %u\n",
 		   port->name, port->cfg.enabled,
 		   pfcwd_action_name(port->cfg.action), prios[0] ? prios : "-",
 		   pfc[0] ? pfc : "-", port->has_dcb,
@@ -104,7 +93,7 @@ static void pfcwd_debugfs_port(struct seq_file *m, struct pfcwd_port *port)
 		   port->cfg.rate_tx, port->cfg.rate_window_ms,
 		   pfcwd_ectr_dur_name(port) ?: "-", READ_ONCE(port->dur_reads),
 		   READ_ONCE(port->phase_found), READ_ONCE(port->phase_reads),
-		   READ_ONCE(port->phase_pubs), pfcwd_debugfs_pub_width_us(port));
+		   READ_ONCE(port->phase_pubs), pfcwd_source_pub_width_us(port));
 	for (p = 0; p < PFCWD_NUM_PRIO; p++) {
 		const struct pfcwd_storm *sm = &port->prio[p].sm;
 		const struct pfcwd_storm_stats *st = &sm->stats;

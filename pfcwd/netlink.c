@@ -305,7 +305,12 @@ static int pfcwd_nl_fill_device(struct sk_buff *skb,
 	    nla_put_u64_64bit(skb, PFCWD_A_PORT_READ_ERRORS,
 			      READ_ONCE(port->read_errors), PFCWD_A_PORT_PAD) ||
 	    nla_put_u32(skb, PFCWD_A_PORT_READ_RATE,
-			READ_ONCE(port->read_rate)))
+			READ_ONCE(port->read_rate)) ||
+	    nla_put_u8(skb, PFCWD_A_PORT_PHASE, READ_ONCE(port->phase_found)) ||
+	    nla_put_u64_64bit(skb, PFCWD_A_PORT_PHASE_PUBS,
+			      READ_ONCE(port->phase_pubs), PFCWD_A_PORT_PAD) ||
+	    nla_put_u32(skb, PFCWD_A_PORT_PUB_WIDTH_US,
+			pfcwd_source_pub_width_us(port)))
 		return -EMSGSIZE;
 	return pfcwd_nl_fill_nic(skb, port);
 }

@@ -524,6 +524,7 @@ u64 pfcwd_port_granularity_ns(const struct pfcwd_port *port);
 u64 pfcwd_port_restore_late_ns(const struct pfcwd_port *port);
 u64 pfcwd_source_next_read(struct pfcwd_port *port, u64 now, bool busy);
 u64 pfcwd_source_fine_ns(const struct pfcwd_port *port);
+u32 pfcwd_source_pub_width_us(const struct pfcwd_port *port);
 void pfcwd_source_refresh(const struct pfcwd_port *port, u64 *period,
 			  u64 *window);
 void pfcwd_source_free(struct pfcwd_port *port);

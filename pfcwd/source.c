@@ -640,6 +640,19 @@ out:
 	return found;
 }
 
+/*
+ * How wide the interval in which the port's publications come is, us; 0
+ * while not known (storm.h).  The poller's, read racily for display.
+ */
+u32 pfcwd_source_pub_width_us(const struct pfcwd_port *port)
+{
+	u64 lo = READ_ONCE(port->pub.lo), hi = READ_ONCE(port->pub.hi);
+
+	if (!pfcwd_source_published(port) || hi <= lo)
+		return 0;
+	return min_t(u64, div_u64(hi - lo, NSEC_PER_USEC), U32_MAX);
+}
+
 /* Where the port's pause information comes from.  Any context. */
 enum pfcwd_source pfcwd_port_source(const struct pfcwd_port *port)
 {

@@ -401,8 +401,8 @@ struct pfcwd_storm {
  * totals, in the same firmware DMA).  A read that sees them move saw a
  * publication even when no pause came, so the phase is learnt before the
  * first storm, and a storm is then seen within a period of its start, not
- * two.  Pause frames are frames: a publication whose pause counters moved
- * moved the totals too.  A read that saw the pause counters move without
+ * two.  Pause frames are frames: in a publication whose pause counters
+ * rose, the totals rose too.  A read that saw the pause counters move without
  * the totals saw a publication copied in steps (bnxt_en: the pause
  * counters DMAed, the totals accumulated from the DMA after another
  * firmware command; read the totals first, as source.c does, and that is

@@ -125,6 +125,17 @@ static void show_device(const struct port_info *pi)
 	       device_action_name(pi->v[PFCWD_A_PORT_DEVICE_ACTION]),
 	       device_lever(pi));
 	show_num(pi, PFCWD_A_PORT_READ_RATE, " reads/s %llu");
+	/* Published counters: where publications come, and from what. */
+	if (pi->v[PFCWD_A_PORT_REFRESH_MS] &&
+	    has(pi->have, PFCWD_A_PORT_PUB_WIDTH_US)) {
+		unsigned long long w = pi->v[PFCWD_A_PORT_PUB_WIDTH_US];
+
+		if (w)
+			printf(" phase within %llums%s", (w + 999) / 1000,
+			       pi->v[PFCWD_A_PORT_PHASE] ? " (frame totals)" : "");
+		else
+			printf(" phase unknown");
+	}
 	show_num(pi, PFCWD_A_PORT_FORCED_READS, " forced reads %llu");
 	show_num(pi, PFCWD_A_PORT_READ_ERRORS, " read errors %llu");
 	show_num(pi, PFCWD_A_PORT_SETPFC_ERRORS, " setpfc errors %llu");

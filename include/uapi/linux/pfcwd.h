@@ -204,6 +204,9 @@ enum {
 	PFCWD_A_PORT_RATE_DURATION_MS,	/* u32: pause-rate event: above for */
 	PFCWD_A_PORT_HISTORY,		/* nest: "history", one priority's */
 	PFCWD_A_PORT_HISTORY_PRIO,	/* u8: history-get: only this priority */
+	PFCWD_A_PORT_PHASE,		/* u8: frame totals give the publication phase */
+	PFCWD_A_PORT_PHASE_PUBS,	/* u64: publications the totals alone showed */
+	PFCWD_A_PORT_PUB_WIDTH_US,	/* u32: where publications come, wide; 0 unknown */
 	__PFCWD_A_PORT_CNT
 };
 

@@ -2575,13 +2575,12 @@ static void test_published_phase_counters(void)
 	static const u64 lag[2] = { 0, MS(3) };
 	u64 r = SEC(1), fine = MS(1), window = r / 8 + 2 * fine;
 	u64 worst_first = 0, worst_det = 0, worst_res = 0, worst_width = 0;
-	unsigned int k, j, l, g, i, runs = 0, bad = 0, first_bad = 0, over = 0;
-	unsigned int quiet_reads = 0, lead_reads = 0;
+	unsigned int k, j, l, g, gj, i, runs = 0, bad = 0, first_bad = 0;
+	unsigned int quiet_reads = 0, lead_reads = 0, over = 0;
 	struct sched_result res;
 
-	for (g = 0; g < 2; g++)
-	for (j = 0; j < 2; j++)
-		for (l = 0; l < 2; l++)
+	for (gj = 0; gj < 4; gj++)
+		for (g = gj / 2, j = gj % 2, l = 0; l < 2; l++)
 			for (k = 0; k < 250; k++) {
 				u64 bound = r + jit[j] + window + 2 * fine +
 					    2 * late[l] + lag[g];

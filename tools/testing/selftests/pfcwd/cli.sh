@@ -39,7 +39,7 @@ expect_cli() {
 }
 
 # What moves by itself in "pfcwd -j show": the poller's timing and reads.
-MOVING='del(.granularity_us, .restore_late_us, .reads, .forced_reads, .read_rate)'
+MOVING='del(.granularity_us, .restore_late_us, .reads, .forced_reads, .read_rate, .phase_pubs, .pub_width_us)'
 
 # Configuration and state of every port, through the command.
 snapshot() {

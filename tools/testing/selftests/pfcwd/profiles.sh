@@ -98,6 +98,20 @@ test_phase_first_storm() {
 		[ "$(portstat $d phase_pubs)" -ge 3 ] ||
 			fail "$d: the totals alone showed $(portstat $d phase_pubs) publications"
 	done
+	# The same through the command (netlink), as JSON and as text.
+	j=$("$PFCWD" -j show dev f1) || fail "pfcwd show"
+	w=$(jq '.[0].pub_width_us' <<< "$j")
+	expect_eq "$(jq -c '.[0] | [.profile, .refresh_ms, .phase]' <<< "$j")" \
+		'["bnxt",1000,true]' "show: bnxt, 1000 ms, the frame totals read"
+	[ "$w" -gt 0 ] && [ "$w" -le 100000 ] || fail "show: pub_width_us $w"
+	[ "$(jq '.[0].phase_pubs' <<< "$j")" -ge 3 ] || fail "show: phase_pubs: $j"
+	"$PFCWD" show dev f1 | grep -qE ' refresh 1000ms .* phase within [0-9]+ms \(frame totals\)' ||
+		fail "show's text: $("$PFCWD" show dev f1)"
+	# Without traffic the totals are read but nothing shows the phase.
+	profiled_port fq bnxt
+	sleep 2.5
+	expect_eq "$(portstat fq phase)/$(portstat fq pub_width_us)" 1/0 "no traffic: phase unknown"
+	"$PFCWD" show dev fq | grep -q ' phase unknown' || fail "show fq: $("$PFCWD" show dev fq)"
 }
 
 # Bursts shorter than T0 - 2R - window on unforceable published counters
