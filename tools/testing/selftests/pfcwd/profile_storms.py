@@ -469,7 +469,8 @@ def main():
         bad += p.bad
         if p.det:
             summary[p.dev] = {
-                "profile": p.profile, "storms": len(p.det), "bad": p.bad,
+                "profile": p.profile + ("_frames" if p.frames else ""),
+                "storms": len(p.det), "bad": p.bad,
                 "detect_err_ms": [pct(p.det, 50), pct(p.det, 99), max(p.det)],
                 "restore_err_ms": [pct(p.res, 50), pct(p.res, 99), max(p.res)],
             }
