@@ -750,7 +750,7 @@ pg1_stop() {
 # 100 frames received before, pktgen sending on priority 1 and the link
 # partner pausing priority 3 (rx_storm) during.
 test_frame_counters() {
-	local t0 t1 i a b c d tp pk es_names want va vc
+	local t0 t1 i a b c d tp pk es_names want va vc per=1000 prof=bnxt
 
 	setup
 	modprobe pktgen || skip "no pktgen in this kernel"
@@ -776,11 +776,17 @@ test_frame_counters() {
 	# Writing stats_period_ms (the same value: still bnxt) publishes at
 	# once and restarts the period: the next copy is due 1 s later.  Two
 	# reads 150 ms apart right after it see the same copy, while the
-	# packets sent move.  Both must be well inside the period (500 ms; it
-	# takes 250 to 300 under TCG): a starved guest tries again.
+	# packets sent move.  Both must be well inside the period (half of
+	# it; they take 250 to 300 ms under TCG): a starved guest tries again.
+	# The debug kernel takes 700 to 800 ms for them: a 3 s period there
+	# (not bnxt's, so the port's profile becomes custom).
+	if on_debug_kernel; then
+		per=3000
+		prof=custom
+	fi
 	for i in 1 2 3; do
 		t0=$(now_ms)
-		dfs_set $P stats_period_ms 1000
+		dfs_set $P stats_period_ms $per
 		es_read $P
 		a=$(es_pub)
 		tp=${ES[tx_prio1_packets]}
@@ -789,23 +795,24 @@ test_frame_counters() {
 		es_read $P
 		t1=$(now_ms)
 		b=$(es_pub)
-		[ $((t1 - t0)) -le 500 ] && break
+		[ $((t1 - t0)) -le $((per / 2)) ] && break
 		log "the two reads took $((t1 - t0)) ms: again"
 	done
-	[ $((t1 - t0)) -le 500 ] || fail "no two reads within 500 ms of a publication in 3 tries"
-	expect_eq "$(dfs_get $P profile)" bnxt "profile after writing bnxt's stats_period_ms"
+	[ $((t1 - t0)) -le $((per / 2)) ] ||
+		fail "no two reads within $((per / 2)) ms of a publication in 3 tries"
+	expect_eq "$(dfs_get $P profile)" $prof "profile after writing stats_period_ms $per"
 	log "published: $a; $((t1 - t0)) ms later: $b"
 	expect_eq "$b" "$a" "totals and rx_prio3_pause within a publication"
 	[ "${ES[tx_prio1_packets]}" -gt "$tp" ] ||
 		fail "pktgen sent nothing on priority 1: tx_prio1_packets $tp, ${ES[tx_prio1_packets]}"
 	es_sum_v pk tx packets
 
-	# The next publication, about 1 s after the write: all three move in
+	# The next publication, a period after the write: all three move in
 	# the same read; rx_total_frames by exactly the pause frames received
 	# (nothing else is received meanwhile), tx_total_frames to what was
 	# sent by then (between the sums of the live packet counters before
 	# and after).
-	for ((i = 0; i < 50; i++)); do
+	for ((i = 0; i < per / 20; i++)); do
 		es_read $P
 		c=$(es_pub)
 		[ "$c" != "$b" ] && break
@@ -816,7 +823,8 @@ test_frame_counters() {
 	[ "$c" != "$b" ] || fail "no publication within $((t1 - t0)) ms"
 	read -r -a va <<< "$b"
 	read -r -a vc <<< "$c"
-	[ $((t1 - t0)) -ge 950 ] || fail "published $((t1 - t0)) ms after the write, period 1000"
+	[ $((t1 - t0)) -ge $((per - 50)) ] ||
+		fail "published $((t1 - t0)) ms after the write, period $per"
 	[ "${vc[2]}" -gt "${va[2]}" ] || fail "rx_prio3_pause did not move: $b -> $c"
 	expect_eq $((vc[0] - va[0])) $((vc[2] - va[2])) \
 		"rx_total_frames' step vs rx_prio3_pause's ($b -> $c)"
@@ -831,7 +839,7 @@ test_frame_counters() {
 	d=$(es_pub)
 	t1=$(now_ms)
 	log "$((t1 - t0)) ms after the write: $d"
-	[ $((t1 - t0)) -ge 1600 ] || expect_eq "$d" "$c" "totals 150 ms after a publication"
+	[ $((t1 - t0)) -ge $((per * 8 / 5)) ] || expect_eq "$d" "$c" "totals 150 ms after a publication"
 
 	# No copy (bnxt has no stats_refresh_on_read): live.
 	dfs_set $P stats_period_ms 0
