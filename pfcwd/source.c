@@ -470,6 +470,7 @@ u64 pfcwd_source_next_read(struct pfcwd_port *port, u64 now, bool busy)
 {
 	u64 quiet = pfcwd_source_quiet_ns(port);
 	u64 fine = pfcwd_source_fine_ns(port);
+	enum pfcwd_pub_reads how = PFCWD_PUB_QUIET;
 	u64 r, window;
 
 	if (!port->counters || !pfcwd_source_published(port) ||
@@ -480,12 +481,13 @@ u64 pfcwd_source_next_read(struct pfcwd_port *port, u64 now, bool busy)
 	if (!port->pub.hi)		/* phase unknown: once a period */
 		return now + max(r, quiet);
 	window = pfcwd_source_window_ns(port);
-	/* Phase counters that show publications: narrow the interval. */
-	if (!busy && port->phase_found &&
-	    pfcwd_pub_narrowing(&port->pub, now, r, window, fine))
-		busy = true;
+	/* Phase counters that show publications: narrow, then prompt. */
+	if (busy)
+		how = PFCWD_PUB_BUSY;
+	else if (port->phase_found)
+		how = pfcwd_pub_quiet_reads(&port->pub, now, r, window, fine);
 	/* Around the publication grid the reads found (storm.h). */
-	return max(pfcwd_pub_next(&port->pub, now, busy, r, window, fine),
+	return max(pfcwd_pub_next(&port->pub, now, how, r, window, fine),
 		   now + PFCWD_PUB_MIN_GAP_NS);
 }
 

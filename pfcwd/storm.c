@@ -959,7 +959,8 @@ u64 pfcwd_pub_read(struct pfcwd_pub *pub, u64 now, bool moved, u64 r,
  * pfcwd_pub_next - when to read published counters next (storm.h)
  * @pub: the port's publication tracking
  * @now: the time
- * @busy: whether the state machines follow a pause or a storm
+ * @how: busy (the state machines follow a pause or a storm), prompt or
+ *	 quiet (storm.h)
  * @r: the refresh period
  * @window: how late a publication may come
  * @fine: the busy read interval
@@ -967,8 +968,8 @@ u64 pfcwd_pub_read(struct pfcwd_pub *pub, u64 now, bool moved, u64 r,
  * Return: the time of the next read; a period away if the phase is not
  * known yet.
  */
-u64 pfcwd_pub_next(const struct pfcwd_pub *pub, u64 now, bool busy, u64 r,
-		   u64 window, u64 fine)
+u64 pfcwd_pub_next(const struct pfcwd_pub *pub, u64 now,
+		   enum pfcwd_pub_reads how, u64 r, u64 window, u64 fine)
 {
 	u64 k = 1, lo, hi, step;
 
@@ -979,8 +980,15 @@ u64 pfcwd_pub_next(const struct pfcwd_pub *pub, u64 now, bool busy, u64 r,
 		k = pfcwd_div_u64(now - pub->hi - window, r) + 1;
 	lo = pub->lo + k * r;
 	hi = pub->hi + k * r;
-	if (!busy)
+	if (how == PFCWD_PUB_QUIET)
 		return hi + window;
+	if (how == PFCWD_PUB_PROMPT) {
+		/* Just after it; if it was late, a quarter window apart. */
+		if (now < hi + fine)
+			return hi + fine;
+		step = window / 4 > fine ? window / 4 : fine;
+		return now + step < hi + window ? now + step : hi + window;
+	}
 	/* Up to a window early (the last one was late): 8 reads. */
 	step = window / 8 > fine ? window / 8 : fine;
 	if (now + step < lo)
@@ -1018,22 +1026,25 @@ bool pfcwd_pub_phase(struct pfcwd_pub *pub, bool moved, bool phase)
 }
 
 /**
- * pfcwd_pub_narrowing - whether a quiet port's reads should narrow the
- * publication interval (storm.h)
+ * pfcwd_pub_quiet_reads - how to read a quiet port whose phase counters
+ * show publications (storm.h)
  * @pub: the port's publication tracking
  * @now: the time
  * @r: the refresh period
  * @window: how late a publication may come
  * @fine: the busy read interval
  *
- * Return: true while the interval is wider than two fine reads and a read
- * saw a publication within the last two periods and a window.
+ * Return: while a read saw a publication within the last two periods and
+ * a window, busy to narrow an interval wider than two fine reads, else
+ * prompt; quiet once none did.
  */
-bool pfcwd_pub_narrowing(const struct pfcwd_pub *pub, u64 now, u64 r,
-			 u64 window, u64 fine)
+enum pfcwd_pub_reads pfcwd_pub_quiet_reads(const struct pfcwd_pub *pub,
+					   u64 now, u64 r, u64 window,
+					   u64 fine)
 {
-	return r && pub->hi && pub->seen && pub->hi - pub->lo > 2 * fine &&
-	       now < pub->seen + 2 * r + window;
+	if (!r || !pub->hi || !pub->seen || now >= pub->seen + 2 * r + window)
+		return PFCWD_PUB_QUIET;
+	return pub->hi - pub->lo > 2 * fine ? PFCWD_PUB_BUSY : PFCWD_PUB_PROMPT;
 }
 
 /**

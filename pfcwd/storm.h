@@ -389,10 +389,11 @@ struct pfcwd_storm {
  * see a storm a period late.
  *
  * Reads: quiet, once a period, at the end of the window after the grid
- * point; busy, from the interval's lower edge projected to the next
- * publication, in steps of an eighth of the interval (at least @fine)
- * up to its upper edge, then every @fine until the window closes, and
- * from the next period's lower edge if nothing came.  Locked, that is a
+ * point (prompt: see phase counters below); busy, from the interval's
+ * lower edge projected to the next publication, in steps of an eighth of
+ * the interval (at least @fine) up to its upper edge, then every @fine
+ * until the window closes, and from the next period's lower edge if
+ * nothing came.  Locked, that is a
  * read or two per publication; unlocked, at most 8 + window / fine, and
  * each publication seen so narrows the interval eightfold.
  *
@@ -408,12 +409,26 @@ struct pfcwd_storm {
  * firmware command; read the totals first, as source.c does, and that is
  * the only order in which they can lag): the next move of the totals alone
  * is the rest of it, not a publication without pause:
- * pfcwd_pub_phase().  While they keep showing publications and the
- * interval is wider than two fine reads, a quiet port is read as a busy
- * one, to narrow it (pfcwd_pub_narrowing()): a few periods of up to
- * 8 + window / fine reads, then a read or two a period; not once they
- * stood still for two periods (no traffic: such reads would find nothing).
+ * pfcwd_pub_phase().  While they keep showing publications, a quiet
+ * port is read as pfcwd_pub_quiet_reads() says: while the interval is
+ * wider than two fine reads, as a busy one, to narrow it (a few periods
+ * of up to 8 + window / fine reads); then promptly, a fine read after the
+ * grid point's upper edge, and only if that one saw nothing (the
+ * publication is late) in quarters of the window until it closes: one
+ * read a period when publications come on time, five at most, and a
+ * storm's first publication is seen a fine read after it comes, or a
+ * quarter of the window, not at the window's end.  Once the totals stood
+ * still for two periods (no traffic: a read just after the grid point
+ * would find nothing), quiet again.
  */
+enum pfcwd_pub_reads {
+	PFCWD_PUB_QUIET,	/* once a period, at the window's end */
+	PFCWD_PUB_PROMPT,	/* a fine read after the grid point, then */
+				/* in quarters of the window */
+	PFCWD_PUB_BUSY,		/* around the grid point (the machines */
+				/* follow a pause; or narrowing) */
+};
+
 struct pfcwd_pub {
 	u64 last_read;		/* the latest read, ns; 0: none */
 	u64 lo, hi;		/* the last publication came in (lo, hi]; */
@@ -425,11 +440,12 @@ struct pfcwd_pub {
 
 u64 pfcwd_pub_read(struct pfcwd_pub *pub, u64 now, bool moved, u64 r,
 		   u64 window);
-u64 pfcwd_pub_next(const struct pfcwd_pub *pub, u64 now, bool busy, u64 r,
-		   u64 window, u64 fine);
+u64 pfcwd_pub_next(const struct pfcwd_pub *pub, u64 now,
+		   enum pfcwd_pub_reads how, u64 r, u64 window, u64 fine);
 bool pfcwd_pub_phase(struct pfcwd_pub *pub, bool moved, bool phase);
-bool pfcwd_pub_narrowing(const struct pfcwd_pub *pub, u64 now, u64 r,
-			 u64 window, u64 fine);
+enum pfcwd_pub_reads pfcwd_pub_quiet_reads(const struct pfcwd_pub *pub,
+					   u64 now, u64 r, u64 window,
+					   u64 fine);
 
 void pfcwd_storm_init(struct pfcwd_storm *sm);
 unsigned int pfcwd_storm_sample(struct pfcwd_storm *sm,
