@@ -336,7 +336,14 @@ static u64 pfcwd_storm_stall(struct pfcwd_storm *sm,
 	/* Not from before the machine was primed or last restored. */
 	if (since < sm->pause_floor)
 		since = sm->pause_floor;
+	/*
+	 * A later start with the queues still stopped (a frame got out on
+	 * another queue of the class): the same stall, its bound moved.  It
+	 * is judged again from there, but counted once.
+	 */
 	if (since != sm->stall_start) {
+		if (!sm->stall_start)
+			sm->stall_counted = false;
 		sm->stall_start = since;
 		sm->stall_xoff = false;
 		sm->stall_refuted = false;
@@ -347,7 +354,9 @@ static u64 pfcwd_storm_stall(struct pfcwd_storm *sm,
 		   s->now >= since + cfg->hold_ns + cfg->refresh_ns +
 			     cfg->refresh_window_ns) {
 		sm->stall_refuted = true;
-		sm->stats.stalls_refuted++;
+		if (!sm->stall_counted)
+			sm->stats.stalls_refuted++;
+		sm->stall_counted = true;
 	}
 	return sm->stall_refuted ? 0 : since;
 }

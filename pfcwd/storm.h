@@ -341,6 +341,7 @@ struct pfcwd_storm {
 	u64 stall_last;		/* the last sample a stall stood at */
 	bool stall_xoff;	/* XOFF counted since it began */
 	bool stall_refuted;	/* a publication since it began showed none */
+	bool stall_counted;	/* this stall's refutation is in the stats */
 
 	/* After a restoration that saw no XOFF while PFC was off. */
 	bool blind_suspect;

@@ -12,7 +12,7 @@
 #include "tap.h"
 
 #define N_TESTS		(7 + 272 + 36 + 4 + 6 + 9 + 1 + 20 + 19 + 2 + 4 + 13 + 10 + \
-			 6 + 2 + 7 + 5 + 5 + 2 + 5 + 4 + 4 + 4 + 1 + 4 + 7)
+			 6 + 2 + 7 + 5 + 5 + 2 + 5 + 4 + 4 + 4 + 1 + 4 + 7 + 2)
 
 #define US(n)		((u64)(n) * 1000ULL)
 #define MS(n)		((u64)(n) * PFCWD_NSEC_PER_MSEC)
@@ -1963,6 +1963,21 @@ static void test_stall(void)
 	sim_for(&x, SEC(1));
 	tap_ok(!x.nev && !busy(&x) && deadline(&x) == PFCWD_U64_MAX,
 	       "stall, live counters without XOFF: refuted after the hold time");
+	/*
+	 * A frame out on another queue of the class moves the stall's start
+	 * while a queue stays stopped: judged again, counted once; stopped
+	 * again after the queues ran, a second stall.
+	 */
+	x.s.stall_since = x.s.now - MS(1);
+	sim_for(&x, SEC(1));
+	tap_ok(!x.nev && !busy(&x) && x.sm.stats.stalls_refuted == 1,
+	       "stall, its start moved with a queue still stopped: refuted, counted once");
+	x.s.stall_since = 0;
+	sim_for(&x, MS(5));
+	x.s.stall_since = x.s.now;
+	sim_for(&x, SEC(1));
+	tap_ok(!x.nev && !busy(&x) && x.sm.stats.stalls_refuted == 2,
+	       "stall, the queues ran and stopped again: a second one refuted");
 
 	/* ...with XOFF: confirmed, and timed from when the queues stopped. */
 	sim_init(&x, &cfg, v);
