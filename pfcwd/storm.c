@@ -337,9 +337,9 @@ static u64 pfcwd_storm_stall(struct pfcwd_storm *sm,
 	if (since < sm->pause_floor)
 		since = sm->pause_floor;
 	/*
-	 * A later start with the queues still stopped (a frame got out on
-	 * another queue of the class): the same stall, its bound moved.  It
-	 * is judged again from there, but counted once.
+	 * A later start with the queues still stopped (their stamp's jiffy
+	 * still open, or a frame out on another queue of the class): the
+	 * same stall, its bound moved.  Judged again from there, counted once.
 	 */
 	if (since != sm->stall_start) {
 		if (!sm->stall_start)

@@ -93,8 +93,9 @@ PRIO = 3
 POLL_QUIET_MS = 4.0     # pfcwd's poll_quiet_us default
 POLL_FINE_MS = 1.0      # pfcwd's poll_fine_us default
 # A sample's lateness under load (stated margin), scaled like the load
-# margin on the debug kernel: there the busy samples of a stormed port
-# without counters came up to 9 ms apart (stall.sh 1, 2026-11-29).
+# margin on the debug kernel: there a stormed port without counters was
+# restored 6.5 ms early, so its samples were at least 9 ms apart (inferred:
+# the queue wakes 2.6 ms after the storm; stall.sh 1, 2026-11-29).
 LATE_MS = 15.0 if on_debug_kernel() else 5.0
 PG = "/proc/net/pktgen/"
 PKT = 1000              # pktgen frame size, bytes
