@@ -165,6 +165,7 @@ static unsigned int pfcwd_storm_enter(struct pfcwd_storm *sm,
 	sm->stats.last_paused_ns = now - sm->pause_start;
 	sm->stormed_at = now;
 	sm->xoff_last = sm->pause_last;
+	sm->stall_woke = false;
 	sm->storm_samples = 0;
 	sm->xoff_while_mitigated = false;
 	sm->blind_suspect = false;
@@ -644,9 +645,20 @@ static unsigned int pfcwd_storm_mitigating(struct pfcwd_storm *sm,
 	bool xoff = n > 0 || d_paused > 0, held = false;
 
 	if (cfg->stall_only) {
-		/* Queues still stopped: paused at the sample. */
+		/*
+		 * Queues still stopped: paused at the sample.  They wake only
+		 * after the pause ended (half a ring drained first), so the
+		 * first sample that finds them running is the earliest the
+		 * pause is known to be over: T1 runs from there.  (From the
+		 * last sample that found them stopped it ran from before the
+		 * end, up to a check interval less the drain time.)  Not an
+		 * XOFF seen while mitigated: the blind watch stays.
+		 */
 		xoff = pfcwd_storm_stalled(cfg, s) != 0;
 		last = now;
+		if (!xoff && !sm->stall_woke)
+			sm->xoff_last = now;
+		sm->stall_woke = !xoff;
 	} else if (pfcwd_storm_stall(sm, cfg, s, xoff, false) &&
 		   sm->stall_xoff) {
 		/*

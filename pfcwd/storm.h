@@ -136,7 +136,9 @@
  * transmit progress, known at every sample and never stale, but only while
  * the priority has traffic.  Without pause counters (cfg->stall_only) the
  * stall is the pause, as for an exact source: detection once it has lasted
- * T0, restoration T1 after the last sample that found it.  With counters it
+ * T0, restoration T1 after the first sample that found the queues running
+ * again (they wake after the pause ended: never early, at most a check
+ * interval and half a ring's drain late).  With counters it
  * starts a pause at stall_since that the counters have not had time to
  * show: it stands until a reading that must include a publication made
  * after it began (hold_ns + refresh_ns + refresh_window_ns later) shows no
@@ -342,6 +344,7 @@ struct pfcwd_storm {
 	bool stall_xoff;	/* XOFF counted since it began */
 	bool stall_refuted;	/* a publication since it began showed none */
 	bool stall_counted;	/* this stall's refutation is in the stats */
+	bool stall_woke;	/* stall only, STORMED: the queues ran since */
 
 	/* After a restoration that saw no XOFF while PFC was off. */
 	bool blind_suspect;

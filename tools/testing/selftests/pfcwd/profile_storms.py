@@ -60,11 +60,10 @@ full ring of MTU frames to half (pfcwd counts a stall from that long
 after the queue's last frame: the ring may have drained that long before
 the pause).  A port with no counters at all
 (qede, cxgb4, octeontx2) sees nothing else: its restoration is the
-queues' too, within [T1 - B - L, T1 + D + Q + B + margin], D the time
-its ring of our frames takes to drain half (the queue wakes then), L a
-sample's lateness under load (LATE_MS, stated: 5 ms, 15 ms on the debug
-kernel): restoration is T1 after the last sample that found the queues
-stopped.  On a driver pfcwd does
+queues' too, within [T1, T1 + D + Q + B + margin], D the time its ring
+of our frames takes to drain half (the queue wakes then): restoration is
+T1 after the first sample that found the queues running again, which is
+after the pause ended.  On a driver pfcwd does
 not know, the queues are used once the counters' freshness is known
 (a period learnt, or seen live): the first storm there has the counters'
 bound.
@@ -92,11 +91,6 @@ DFS = "/sys/kernel/debug/pfcsim/"
 PRIO = 3
 POLL_QUIET_MS = 4.0     # pfcwd's poll_quiet_us default
 POLL_FINE_MS = 1.0      # pfcwd's poll_fine_us default
-# A sample's lateness under load (stated margin), scaled like the load
-# margin on the debug kernel: there a stormed port without counters was
-# restored 6.5 ms early, so its samples were at least 9 ms apart (inferred:
-# the queue wakes 2.6 ms after the storm; stall.sh 1, 2026-11-29).
-LATE_MS = 15.0 if on_debug_kernel() else 5.0
 PG = "/proc/net/pktgen/"
 PKT = 1000              # pktgen frame size, bytes
 # pfcwd's read bounds where get_ethtool_stats refreshes (profile table)
@@ -322,9 +316,8 @@ class Port:
             once = (int(st["detected"]) == det0 + 1 and
                     int(st["restored"]) == res0 + 1)
             pfc_ok = pfc_en(self.dev) == base_pfc
-            low = -frame_ms
-            if self.traffic and not self.counters:
-                low = -(POLL_FINE_MS + LATE_MS)
+            # Queues alone: they wake after the pause ended, never early.
+            low = 0.0 if self.traffic and not self.counters else -frame_ms
             ok = (0 <= derr <= bdet and low <= rerr <= bres and once
                   and pfc_ok)
             self.det.append(derr)
