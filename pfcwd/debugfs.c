@@ -11,7 +11,7 @@
  *       setpfc_hurts B setpfc_errors N nic_warnings N nic_errors N
  *       stall_prios L warn_ms N backoff B rate_rx N rate_tx N
  *       rate_window_ms N durations S duration_reads N phase B
- *       phase_reads N phase_pubs N pub_width_us N
+ *       phase_reads N phase_pubs N pub_width_us N duration_waits N
  *   DEV prio P watched W state S latch R detected N restored N tx_storms N
  *       slow N rx_pause N tx_pause N last_paused_us N last_storm_us N
  *       detected_at_ns N restored_at_ns N tx_dropped N rx_dropped N
@@ -28,7 +28,10 @@
  *
  * (durations: the name format of the pause-duration counters found in
  * ethtool -S, e.g. rx_pause_duration_prio_%d, or -; duration_reads: the
- * statistics reads made for them alone, source.c; phase: the frame totals
+ * reads that got them (for them alone where live, with the phase counters
+ * where published), duration_waits: the reads held back because a
+ * publication's pause time had not come with its frames, source.c;
+ * phase: the frame totals
  * the driver publishes with its pause counters were found at the last
  * read, phase_reads: the reads of them, phase_pubs: the publications
  * they alone showed, pub_width_us: the interval in which publications
@@ -72,7 +75,7 @@ static void pfcwd_debugfs_port(struct seq_file *m, struct pfcwd_port *port)
 	pfcwd_prio_list_format(port->pfc_en, pfc, sizeof(pfc));
 	pfcwd_prio_list_format(READ_ONCE(port->stall_prios), stall,
 			       sizeof(stall));
-	seq_printf(m, "%s enabled %d action %s prios %s pfc_en %s dcb %d push %d hold_us %llu granularity_us %llu next_poll_ns %lld ingress_hook %d profile %s counters %d refresh_ms %u refresh_learnt %d reads %llu forced %llu read_errors %llu read_rate %u device_action %s device_pfc %d setpfc_hurts %d setpfc_errors %llu nic_warnings %llu nic_errors %llu stall_prios %s warn_ms %u backoff %u rate_rx %u rate_tx %u rate_window_ms %u durations %s duration_reads %llu phase %d phase_reads %llu phase_pubs %llu pub_width_us %u\n",
+	seq_printf(m, "%s enabled %d action %s prios %s pfc_en %s dcb %d push %d hold_us %llu granularity_us %llu next_poll_ns %lld ingress_hook %d profile %s counters %d refresh_ms %u refresh_learnt %d reads %llu forced %llu read_errors %llu read_rate %u device_action %s device_pfc %d setpfc_hurts %d setpfc_errors %llu nic_warnings %llu nic_errors %llu stall_prios %s warn_ms %u backoff %u rate_rx %u rate_tx %u rate_window_ms %u durations %s duration_reads %llu phase %d phase_reads %llu phase_pubs %llu pub_width_us %u duration_waits %llu\n",
 		   port->name, port->cfg.enabled,
 		   pfcwd_action_name(port->cfg.action), prios[0] ? prios : "-",
 		   pfc[0] ? pfc : "-", port->has_dcb,
@@ -93,7 +96,8 @@ static void pfcwd_debugfs_port(struct seq_file *m, struct pfcwd_port *port)
 		   port->cfg.rate_tx, port->cfg.rate_window_ms,
 		   pfcwd_ectr_dur_name(port) ?: "-", READ_ONCE(port->dur_reads),
 		   READ_ONCE(port->phase_found), READ_ONCE(port->phase_reads),
-		   READ_ONCE(port->phase_pubs), pfcwd_source_pub_width_us(port));
+		   READ_ONCE(port->phase_pubs), pfcwd_source_pub_width_us(port),
+		   READ_ONCE(port->dur_waits));
 	for (p = 0; p < PFCWD_NUM_PRIO; p++) {
 		const struct pfcwd_storm *sm = &port->prio[p].sm;
 		const struct pfcwd_storm_stats *st = &sm->stats;

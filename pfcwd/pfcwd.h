@@ -262,6 +262,11 @@ struct pfcwd_profile {
 	bool setpfc_disruptive;		/* setpfc bounces or quiesces the port */
 	bool durations;			/* live pause durations in ethtool -S */
 	/*
+	 * pause durations in ethtool -S, published with the pause counters
+	 * and read with the phase counters (no read of their own)
+	 */
+	bool pub_durations;
+	/*
 	 * ethtool -S has frame totals published with the pause counters
 	 * (rx_total_frames, tx_total_frames): the phase counters (storm.h)
 	 */
@@ -320,6 +325,8 @@ struct pfcwd_counters {
 	u8 dur_valid;		/* priorities with a pause duration */
 	u64 paused_ns[PFCWD_NUM_PRIO];	/* their pause durations */
 	u64 dur_at, dur_err;	/* when they were read, ns, +- dur_err */
+	bool dur_pub;		/* ...published with the counters (bnxt) */
+	bool dur_lag;		/* ...a step behind or ahead of them */
 	u8 nic_storm;		/* the NIC's prevention stopped these */
 	u8 stall_valid;		/* priorities the transmit-stall signal covers */
 	u64 stall_since[PFCWD_NUM_PRIO];	/* their stalls; 0: none */
@@ -402,7 +409,9 @@ struct pfcwd_port {
 	u64 forced_end, forced_span;	/* its statistics call: end, length */
 	u64 reads;			/* ieee_getpfc calls */
 	u64 forced;			/* forced refreshes (get_ethtool_stats) */
-	u64 dur_reads;			/* live pause-duration reads (same) */
+	u64 dur_reads;			/* reads with pause durations (same) */
+	u64 dur_waits;			/* ...held back for their step (same) */
+	u64 dur_wait_since;		/* poller: held back since, ns; 0 */
 	u64 read_errors;		/* failed ieee_getpfc calls */
 	u32 read_rate;			/* reads per second, last full window */
 	u64 rate_start, rate_reads;	/* the window being measured */

@@ -55,11 +55,12 @@ static const struct pfcwd_profile pfcwd_profiles[] = {
 	}, {
 		/*
 		 * port statistics DMAed every 1 s on the driver's timer, the
-		 * frame totals in the same DMA (the phase counters)
+		 * frame totals (the phase counters) and the pause durations
+		 * (pfc_priP_rx_duration_us) in the same refresh
 		 */
 		.name = "bnxt", .driver = "bnxt_en",
 		.refresh_ms = 1000, .cost = PFCWD_COST_FREE,
-		.phase_totals = true,
+		.phase_totals = true, .pub_durations = true,
 	}, {
 		/* live, one firmware command per read; setpfc restarts the port */
 		.name = "hns3", .driver = "hns3",

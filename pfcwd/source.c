@@ -60,6 +60,9 @@
 
 #include "pfcwd.h"
 
+/* A read held back for its pause durations' step: at most this long. */
+#define PFCWD_DUR_WAIT_NS	(10 * NSEC_PER_MSEC)
+
 /* Published counters: never two reads closer than this. */
 #define PFCWD_PUB_MIN_GAP_NS	(50 * NSEC_PER_USEC)
 
@@ -272,38 +275,6 @@ static void pfcwd_source_learn(struct pfcwd_port *port, u64 now, u64 jump)
 		  port->name, ms);
 }
 
-/*
- * The phase counters (storm.h), read before the pause counters: a driver
- * that copies the two in steps (bnxt_en: the pause counters DMAed, the
- * totals accumulated from the DMA right after) can then show them moving
- * only after the pause counters, never before.  RTNL held, poller.
- * Return: whether they moved since the last read that found them.
- */
-static bool pfcwd_source_read_phase(struct pfcwd_port *port, u64 now)
-{
-	const u64 *data;
-	bool moved, was = port->phase_found;
-	u64 total = 0;
-	int id, i;
-
-	if (!port->profile->phase_totals || !pfcwd_source_published(port) ||
-	    READ_ONCE(port->push_active) || READ_ONCE(port->swpfc.active))
-		return false;
-	data = pfcwd_ectr_fetch(port, now, false, PFCWD_ECTR_PHASE_MASK);
-	WRITE_ONCE(port->phase_found, !!data);
-	if (!data)
-		return false;
-	for (id = PFCWD_ECTR_RX_FRAMES; id <= PFCWD_ECTR_TX_FRAMES; id++) {
-		i = port->ectr.idx[id];
-		if (i >= 0)
-			total += data[i];
-	}
-	moved = was && total != port->phase_total;
-	port->phase_total = total;
-	WRITE_ONCE(port->phase_reads, port->phase_reads + 1);
-	return moved;
-}
-
 /* The pause durations in @data, where found, into @c (us to ns). */
 static void pfcwd_source_fill_durations(struct pfcwd_port *port,
 					struct pfcwd_counters *c,
@@ -318,6 +289,52 @@ static void pfcwd_source_fill_durations(struct pfcwd_port *port,
 		c->paused_ns[p] = data[i] * NSEC_PER_USEC;
 		c->dur_valid |= BIT(p);
 	}
+}
+
+/*
+ * The phase counters (storm.h), read before the pause counters: a driver
+ * that copies the two in steps (bnxt_en: the pause counters DMAed, the
+ * totals accumulated from the DMA right after) can then show them moving
+ * only after the pause counters, never before.  RTNL held, poller.
+ * Return: whether they moved since the last read that found them.
+ */
+static bool pfcwd_source_read_phase(struct pfcwd_port *port, u64 now,
+				    struct pfcwd_counters *c)
+{
+	u32 want = PFCWD_ECTR_PHASE_MASK;
+	bool moved, was = port->phase_found;
+	const u64 *data;
+	u64 total = 0;
+	int id, i;
+
+	if (!port->profile->phase_totals || !pfcwd_source_published(port) ||
+	    READ_ONCE(port->push_active) || READ_ONCE(port->swpfc.active))
+		return false;
+	if (port->profile->pub_durations)
+		want |= PFCWD_ECTR_DUR_MASK;
+	data = pfcwd_ectr_fetch(port, now, false, want);
+	/* The durations of the same publication, where found (storm.h). */
+	if (data && port->profile->pub_durations) {
+		pfcwd_source_fill_durations(port, c, data);
+		if (c->dur_valid) {
+			c->dur_pub = true;
+			WRITE_ONCE(port->dur_reads, port->dur_reads + 1);
+		}
+	}
+	if (data && !(port->ectr.found & PFCWD_ECTR_PHASE_MASK))
+		data = NULL;
+	WRITE_ONCE(port->phase_found, !!data);
+	if (!data)
+		return false;
+	for (id = PFCWD_ECTR_RX_FRAMES; id <= PFCWD_ECTR_TX_FRAMES; id++) {
+		i = port->ectr.idx[id];
+		if (i >= 0)
+			total += data[i];
+	}
+	moved = was && total != port->phase_total;
+	port->phase_total = total;
+	WRITE_ONCE(port->phase_reads, port->phase_reads + 1);
+	return moved;
 }
 
 /*
@@ -377,6 +394,52 @@ void pfcwd_source_read_durations(struct pfcwd_port *port,
 }
 
 /*
+ * Published pause durations (bnxt_en) come in a later step of the same
+ * publication than the pause counters (the totals' step, read before
+ * getpfc): a read between the steps sees a priority's frames move without
+ * its pause time.  Such a read is held back - nothing of it reaches the
+ * machines (c->stale), the grid or the last values - and the port read
+ * again a fine read later (pfcwd_source_next_read()), for up to
+ * PFCWD_DUR_WAIT_NS; then the frames go alone (PFCWD_SAMPLE_DUR_OFF).
+ * Pause time that moved without frames (long quanta over a whole period;
+ * or a step that came after a read gave up on it) is no publication of
+ * its own: DUR_OFF too, and the machines take it as the base of the next
+ * interval (storm.h).  Only priorities in pfc_en are judged: one out of
+ * it is not paused, whatever it receives.  RTNL held, poller.
+ * Return: true if this read is held back.
+ */
+static bool pfcwd_source_dur_step(struct pfcwd_port *port,
+				  struct pfcwd_counters *c)
+{
+	u8 ahead = 0, behind = 0;
+	int p;
+
+	for (p = 0; p < PFCWD_NUM_PRIO; p++) {
+		bool fm = c->indications[p] != port->raw_ind[p];
+		bool dm = c->paused_ns[p] != port->raw_dur[p];
+
+		if (!(c->dur_valid & c->pfc_en & BIT(p)))
+			continue;
+		if (fm && !dm)
+			ahead |= BIT(p);
+		else if (dm && !fm)
+			behind |= BIT(p);
+	}
+	if (ahead && (!port->dur_wait_since ||
+		      c->now - port->dur_wait_since < PFCWD_DUR_WAIT_NS)) {
+		if (!port->dur_wait_since)
+			port->dur_wait_since = c->now;
+		c->stale = true;
+		WRITE_ONCE(port->dur_waits, port->dur_waits + 1);
+		return true;
+	}
+	port->dur_wait_since = 0;
+	c->dur_lag = ahead || behind;
+	memcpy(port->raw_dur, c->paused_ns, sizeof(port->raw_dur));
+	return false;
+}
+
+/*
  * Reads the device's PFC counters; RTNL held.  Returns whether any of them
  * moved since the last read (always true for a device without them).
  */
@@ -384,7 +447,7 @@ bool pfcwd_source_read_pfc(struct pfcwd_port *port, struct pfcwd_counters *c)
 {
 	struct net_device *dev = port->dev;
 	struct ieee_pfc pfc = {};
-	u64 jump = 0, r, window;
+	u64 jump = 0, r, window, phase_total;
 	bool moved, forced = false, phase = false, news = false;
 	int p, err;
 
@@ -394,10 +457,12 @@ bool pfcwd_source_read_pfc(struct pfcwd_port *port, struct pfcwd_counters *c)
 		c->now = ktime_get_ns();
 		return true;
 	}
+	/* A read held back (below) leaves the totals for the next one. */
+	phase_total = port->phase_total;
 	if (port->counters && port->profile->force)
 		forced = pfcwd_source_force(port, ktime_get_ns());
 	else if (port->counters)
-		phase = pfcwd_source_read_phase(port, ktime_get_ns());
+		phase = pfcwd_source_read_phase(port, ktime_get_ns(), c);
 	err = dev->dcbnl_ops->ieee_getpfc(dev, &pfc);
 	c->now = ktime_get_ns();
 	c->forced = forced;
@@ -420,8 +485,13 @@ bool pfcwd_source_read_pfc(struct pfcwd_port *port, struct pfcwd_counters *c)
 	moved = memcmp(c->indications, port->raw_ind, sizeof(port->raw_ind)) ||
 		memcmp(c->requests, port->raw_req, sizeof(port->raw_req));
 	/* Pause time without frames (sparse XOFF, long quanta) is news too. */
-	if (c->dur_valid &&
-	    memcmp(c->paused_ns, port->raw_dur, sizeof(port->raw_dur))) {
+	if (c->dur_pub) {
+		if (pfcwd_source_dur_step(port, c)) {
+			port->phase_total = phase_total;
+			return false;
+		}
+	} else if (c->dur_valid &&
+		   memcmp(c->paused_ns, port->raw_dur, sizeof(port->raw_dur))) {
 		moved = true;
 		memcpy(port->raw_dur, c->paused_ns, sizeof(port->raw_dur));
 	}
@@ -459,7 +529,8 @@ bool pfcwd_source_read_pfc(struct pfcwd_port *port, struct pfcwd_counters *c)
 	}
 	memcpy(port->raw_ind, c->indications, sizeof(port->raw_ind));
 	memcpy(port->raw_req, c->requests, sizeof(port->raw_req));
-	return moved;
+	/* Pause time a step behind: the machines must see it (storm.h). */
+	return moved || c->dur_lag;
 }
 
 /*
@@ -477,6 +548,9 @@ u64 pfcwd_source_next_read(struct pfcwd_port *port, u64 now, bool busy)
 	    READ_ONCE(port->push_active))
 		return busy ? now + fine : pfcwd_poll_quiet_next(now, quiet);
 
+	/* A read held back for its pause durations' step: soon. */
+	if (port->dur_wait_since)
+		return now + fine;
 	r = (u64)READ_ONCE(port->refresh_ms) * NSEC_PER_MSEC;
 	if (!port->pub.hi)		/* phase unknown: once a period */
 		return now + max(r, quiet);
@@ -579,7 +653,15 @@ void pfcwd_source_sample(struct pfcwd_port *port, int prio,
 			s->paused_ns = c->paused_ns[prio];
 			s->paused_at = min(c->dur_at, c->now);
 			s->paused_err = c->dur_err;
+			/* Published: as of the publication (storm.h). */
+			if (c->dur_pub) {
+				s->paused_at = s->pub_at ?: c->now;
+				s->paused_err = s->pub_at ?
+						s->pub_at - s->pub_after : 0;
+			}
 			s->valid |= PFCWD_SAMPLE_DURATION;
+			if (c->dur_lag)
+				s->valid |= PFCWD_SAMPLE_DUR_OFF;
 			/* Out of pfc_en (pfcwd's mitigation): not paused. */
 			if (!((c->pfc_valid ? c->pfc_en :
 			       READ_ONCE(port->pfc_en)) & BIT(prio)))
@@ -708,17 +790,20 @@ u64 pfcwd_port_granularity_ns(const struct pfcwd_port *port)
 
 /*
  * How late a storm on @port may be restored beyond T1 (after its last
- * pause frame): the granularity, except on published counters, where a
- * storm shorter than two periods may be seen over only in a publication
- * without pause frames - up to two periods plus the window late.  Any
- * context (READ_ONCE).
+ * pause frame): the granularity, except on published counters without
+ * published pause time, where a storm shorter than two periods may be
+ * seen over only in a publication without pause frames - up to two
+ * periods plus the window late.  Any context (READ_ONCE).
  */
 u64 pfcwd_port_restore_late_ns(const struct pfcwd_port *port)
 {
 	u64 g = pfcwd_port_granularity_ns(port);
 	u64 period, window, late;
 
-	if (pfcwd_port_source(port) != PFCWD_SOURCE_DCB)
+	/* Published pause time places the end: no second period (storm.h). */
+	if (pfcwd_port_source(port) != PFCWD_SOURCE_DCB ||
+	    (port->profile->pub_durations &&
+	     READ_ONCE(port->ectr.dur_name) >= 0))
 		return g;
 	pfcwd_source_refresh(port, &period, &window);
 	if (!period)

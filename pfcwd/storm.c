@@ -274,16 +274,50 @@ static u64 pfcwd_storm_dur_slack(u64 span, u64 err)
 }
 
 /*
+ * Published pause time (storm.h): the storm's rate from @n frames over
+ * @d of pause, a lower bound (one frame fewer, the pause time to its
+ * slack longer: the last frame's quanta outlast it), kept if higher than
+ * the one the episode has.  Frames come only while paused, so this holds
+ * from the first publication, where frames alone need a whole period;
+ * the frames place the storm's end by it once mitigation took the
+ * priority out of pfc_en and its pause time stands still.
+ */
+static void pfcwd_storm_dur_rate(struct pfcwd_storm *sm, u64 n, u64 d)
+{
+	u64 len = d + pfcwd_storm_dur_slack(d, 0);
+
+	if (n < 2 || len < 1024)
+		return;
+	if (!sm->rate_span ||
+	    (n - 1) * (sm->rate_span >> 10) > sm->rate_frames * (len >> 10)) {
+		sm->rate_frames = n - 1;
+		sm->rate_span = len;
+	}
+}
+
+/*
  * Received pause from a pause-duration counter (storm.h): @d ns paused in
- * the interval since the previous sample.
+ * the interval since the previous sample, with @n XOFF frames.
  */
 static unsigned int pfcwd_storm_rx_duration(struct pfcwd_storm *sm,
 					    const struct pfcwd_storm_config *cfg,
-					    const struct pfcwd_sample *s, u64 d)
+					    const struct pfcwd_sample *s, u64 n,
+					    u64 d)
 {
 	u64 now = s->now, at = s->paused_at;
 	u64 span = at > sm->prev_paused_at ? at - sm->prev_paused_at : 0;
 	u64 err = s->paused_err + sm->prev_paused_err, start;
+
+	/*
+	 * Published: continuous only if the pause time covers the longest
+	 * the interval can have been (from the earliest the previous
+	 * publication can have been made); the errors are not slack.
+	 */
+	if (cfg->refresh_ns) {
+		span = at + sm->prev_paused_err > sm->prev_paused_at ?
+		       at + sm->prev_paused_err - sm->prev_paused_at : 0;
+		err = 0;
+	}
 
 	if (!d) {
 		sm->pause_start = 0;
@@ -297,7 +331,12 @@ static unsigned int pfcwd_storm_rx_duration(struct pfcwd_storm *sm,
 			start = sm->pause_floor;
 		sm->pause_start = start;
 		sm->pause_frames = 0;
+		sm->rate_frames = 0;
+		sm->rate_span = 0;
 	}
+	/* Not over an interval in which PFC came back (straddled). */
+	if (cfg->refresh_ns && !sm->dur_was_off)
+		pfcwd_storm_dur_rate(sm, n, d);
 	sm->pause_last = now;
 	if (now - sm->pause_start >= cfg->detect_ns)
 		return pfcwd_storm_enter(sm, cfg, now, PFCWD_LATCH_NONE);
@@ -436,7 +475,7 @@ static unsigned int pfcwd_storm_rx_counters(struct pfcwd_storm *sm,
 					    s->now);
 	if ((s->valid & (PFCWD_SAMPLE_DURATION | PFCWD_SAMPLE_DUR_OFF)) ==
 	    PFCWD_SAMPLE_DURATION)
-		return pfcwd_storm_rx_duration(sm, cfg, s, d_paused);
+		return pfcwd_storm_rx_duration(sm, cfg, s, n, d_paused);
 
 	if (n) {
 		/* Where the interval's frames may begin: exact, or its start. */
@@ -549,10 +588,57 @@ static unsigned int pfcwd_storm_restoring(struct pfcwd_storm *sm,
 	sm->pause_last = 0;
 	sm->pause_floor = now;
 	sm->pub_paused = false;
+	sm->dur_was_off = false;
 	/* The counters ended the storm while the queues stayed stopped. */
 	if (sm->stall_start)
 		sm->stall_refuted = true;
 	return PFCWD_EV_RESTORED;
+}
+
+/*
+ * Published counters: the least time between two publications, a period
+ * less the window (each is due a period after the one before, and late
+ * by at most the window).
+ */
+static u64 pfcwd_storm_pub_gap(const struct pfcwd_storm_config *cfg)
+{
+	return cfg->refresh_ns > cfg->refresh_window_ns ?
+	       cfg->refresh_ns - cfg->refresh_window_ns : 0;
+}
+
+/*
+ * Published pause time, STORMED (storm.h): the previous publication's
+ * pause ran to its end, and this one's @d covers less than the interval
+ * between them: the pause ran out @d after the previous one.  Both are
+ * dated at the latest they can have been made, so that end is never
+ * early.  Return: true, with it in @end; false if @d covers the interval
+ * (to its slack) or the interval is not known.
+ */
+static bool pfcwd_storm_dur_ran_out(const struct pfcwd_storm *sm,
+				    const struct pfcwd_storm_config *cfg,
+				    const struct pfcwd_sample *s, u64 d,
+				    u64 *end)
+{
+	u64 at = s->paused_at, from = sm->prev_paused_at, span;
+	u64 min_gap = pfcwd_storm_pub_gap(cfg);
+
+	if (!sm->dur_on || !from || at <= from)
+		return false;
+	/*
+	 * The previous publication was made a gap before this one at the
+	 * latest, and the interval is at least that long.
+	 */
+	if (at - from < min_gap)
+		from = at - min_gap;
+	span = at - s->paused_err > sm->prev_paused_at ?
+	       at - s->paused_err - sm->prev_paused_at : 0;
+	if (span < min_gap)
+		span = min_gap;
+	if (d + pfcwd_storm_dur_slack(span, 0) >= span)
+		return false;
+	/* ...and before this one, made by @at. */
+	*end = from + d < at ? from + d : at;
+	return true;
 }
 
 /*
@@ -618,13 +704,25 @@ static u64 pfcwd_storm_pub_frames(struct pfcwd_storm *sm,
 				  const struct pfcwd_sample *s, u64 n)
 {
 	u64 now = s->now, r = cfg->refresh_ns, span = now - sm->pub_last;
+	u64 gap = pfcwd_storm_pub_gap(cfg), from, pred, at;
 
 	if (s->pub_after && sm->pub_from && sm->pub_last &&
-	    s->pub_after < now && sm->pub_from < sm->pub_last)
-		return pfcwd_storm_pub_end(sm, n, now, sm->pub_last,
-					   s->pub_after > sm->pub_last ?
-					   s->pub_after - sm->pub_last : 0,
+	    s->pub_after < now && sm->pub_from < sm->pub_last) {
+		/*
+		 * Two publications are at least a period less a window
+		 * apart, however wide the reads leave them (a phase not
+		 * known yet, or reads at the window's end).
+		 */
+		from = sm->pub_last;
+		pred = s->pub_after > from ? s->pub_after - from : 0;
+		at = s->pub_at && s->pub_at < now ? s->pub_at : now;
+		if (at > gap && at - gap < from)
+			from = at - gap;
+		if (pred < gap)
+			pred = gap;
+		return pfcwd_storm_pub_end(sm, n, now, from, pred,
 					   now - sm->pub_from);
+	}
 	if (!sm->pub_last || span < r / 2 || span > r + cfg->refresh_window_ns)
 		span = r;
 	if (now < (span < r ? span : r))
@@ -673,7 +771,13 @@ static unsigned int pfcwd_storm_mitigating(struct pfcwd_storm *sm,
 	 * effect: frames it saw may predate it.  Later ones may not.
 	 */
 	if (xoff || held) {
-		if (d_paused) {
+		if (d_paused && cfg->refresh_ns && !sm->dur_was_off)
+			pfcwd_storm_dur_rate(sm, n, d_paused);
+		if (d_paused && cfg->refresh_ns &&
+		    pfcwd_storm_dur_ran_out(sm, cfg, s, d_paused, &last)) {
+			/* Published pause time that ran out within. */
+			sm->pub_paused = false;
+		} else if (d_paused) {
 			/* Paused in the interval: an XOFF at the sample. */
 			last = now;
 			sm->pub_paused = cfg->refresh_ns != 0;
@@ -896,6 +1000,13 @@ static unsigned int pfcwd_storm_stale(struct pfcwd_storm *sm,
 	u64 now = s->now, stall = 0;
 	unsigned int ev = 0;
 
+	/*
+	 * Published pause time a step behind the frames (storm.h): the rest
+	 * of the publication the last sample went by the frames for.
+	 */
+	if ((s->valid & (PFCWD_SAMPLE_DURATION | PFCWD_SAMPLE_DUR_OFF)) ==
+	    (PFCWD_SAMPLE_DURATION | PFCWD_SAMPLE_DUR_OFF))
+		sm->prev_paused_ns = s->paused_ns;
 	/* The queues are read at every sample: a stall is never stale. */
 	if (!cfg->stall_only)
 		stall = pfcwd_storm_stall(sm, cfg, s, false, false);
@@ -1108,6 +1219,8 @@ unsigned int pfcwd_storm_sample(struct pfcwd_storm *sm,
 		sm->prev_paused_ns = s->paused_ns;
 		sm->prev_paused_at = s->paused_at;
 		sm->prev_paused_err = s->paused_err;
+		sm->dur_on = false;
+		sm->dur_was_off = !!(s->valid & PFCWD_SAMPLE_DUR_OFF);
 		/* A slow-receiver bucket must not span the unobserved time. */
 		sm->slow_bucket_start = 0;
 		pfcwd_rate_restart(&sm->rate[PFCWD_RATE_DIR_RX]);
@@ -1150,12 +1263,24 @@ unsigned int pfcwd_storm_sample(struct pfcwd_storm *sm,
 		first = last;
 	tx_moved = (s->valid & PFCWD_SAMPLE_TX) && d_tx_packets > 0;
 
-	if (sm->state == PFCWD_OPERATIONAL)
+	if (sm->state == PFCWD_OPERATIONAL) {
 		ev |= pfcwd_storm_rx(sm, cfg, s, d_rx_pause, first, last,
 				     tx_moved, d_paused);
-	else
+		sm->dur_on = d_paused != 0;
+	} else {
 		ev |= pfcwd_storm_mitigating(sm, cfg, s, d_rx_pause, last,
 					     d_paused);
+		/* Unless the pause time ran out within (published). */
+		sm->dur_on = d_paused && sm->pub_paused;
+	}
+	/*
+	 * Pause time that could not show: the interval to the next sample
+	 * may straddle the priority's return to pfc_en, with frames counted
+	 * before it and no pause time.  Not after a restoration: nothing
+	 * came for T1 before it.
+	 */
+	sm->dur_was_off = (s->valid & PFCWD_SAMPLE_DUR_OFF) &&
+			  !(ev & PFCWD_EV_RESTORED);
 	if (was_op)
 		ev |= pfcwd_storm_warn(sm, cfg, ev, s->now);
 

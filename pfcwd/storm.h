@@ -123,13 +123,41 @@
  * not known, since a period and its window before the read before (two
  * publications can show in one read a period after the last) - and a
  * storm's first rate over its episode plus a period and its window (a
- * rate taken too high restores early).
+ * rate taken too high restores early).  Two publications are at least a
+ * period less the window apart, however wide the reads leave them: the
+ * interval is predicted over that much at least, and the previous one
+ * taken to be made that long before this one at the latest.
  * Restoration thus lands within [T1, T1 + R] of the storm's end when T1 is
  * at least R / 16 plus the window, and within R + R / 16 + the window
  * otherwise (once the storm covered a whole period; a shorter one may be
  * known to be over only a period later).  The refresh period also widens
  * the blind-counter watch below by R: a loop shows in the next
  * publication.
+ *
+ * Published pause time (PFCWD_SAMPLE_DURATION with cfg->refresh_ns:
+ * bnxt_en's pfc_priP_rx_duration_us, in the same refresh as its frame
+ * counts): paused_at is the publication's time at the latest (pub_at, or
+ * the read) and paused_err how much earlier it can have been.  A pause is
+ * continuous over an interval only if its pause time covers the longest
+ * the interval can have been; otherwise it began within it, its pause
+ * time before the publication, so a publication dates a pause's start
+ * (not its read): the first storm on a port whose phase is not known is
+ * detected within 2R of its start, not T0 + 2R.  The frames over the
+ * pause time give the storm's rate from its first publication (frames
+ * come only while paused; one frame fewer, the time to its 1/16 longer: a
+ * lower bound), where frames alone need a whole period - but not over an
+ * interval in which the priority came back into pfc_en (frames counted
+ * while out of it, without pause time).  While STORMED, a publication
+ * whose pause time covers less than the interval can have been (to its
+ * 1/16), after one whose pause ran to its end (dur_on), ends the storm
+ * within it: its last XOFF that pause time after the previous one.  So
+ * restoration lands within T1 + R + the window of the storm's end whatever
+ * its length; and where mitigation took the priority out of pfc_en (its
+ * pause time stands still, PFCWD_SAMPLE_DUR_OFF), the frames place the end
+ * by that rate.  The source holds back a read that sees a publication's
+ * frames before its pause time (a driver that copies them in steps), and
+ * pause time that moves alone comes with DUR_OFF: a stale sample with it
+ * takes it as the base of the next interval.
  *
  * Transmit stalls (PFCWD_SAMPLE_STALL): the priority's TX queues are
  * stopped and have sent nothing since stall_since (txq_stall.c) - no
@@ -333,6 +361,12 @@ struct pfcwd_storm {
 	u32 storm_samples;	/* samples since detection */
 	bool xoff_while_mitigated;
 	bool pub_paused;	/* published counters: last one showed pause */
+	/*
+	 * Published pause time: the last publication's pause is taken to
+	 * run to its end (so a shorter one next ends it within)
+	 */
+	bool dur_on;
+	bool dur_was_off;	/* the last sample's pause time could not show */
 	u64 pub_last;		/* the last sample that showed XOFF frames */
 	u64 pub_from;		/* ...its publication came after; 0: unknown */
 	u64 rate_frames;	/* STORMED: the storm's highest rate seen, */

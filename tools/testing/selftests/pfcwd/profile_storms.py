@@ -34,8 +34,12 @@ make check-debug, which runs 5-6 times slower).  A published (not
 forceable) port adds R to the first storm's detection bound (the
 publication phase is not known before the counters first move: DESIGN
 "published counters") and to restoration bounds of storms shorter than 2R
-(their rate is not known from a whole interval).  A learnt period (a
-driver not in the profile table) also adds R to the first storm.
+(their rate is not known from a whole interval), unless pfcwd reads
+pause durations published with the counters (bnxt: PROFILES' last field,
+off with pause_duration=0): they place a storm's end, and a port without
+the phase counters' traffic adds a window instead (the publication grid
+is known to that).  A learnt period (a driver not in the profile table)
+also adds R to the first storm.
 
 A port marked "frames" has pktgen sending a light flow on priority 0
 (500 frames/s, never paused), so that the frame totals a driver publishes
@@ -100,19 +104,20 @@ FORCED_MS = (100.0, 10.0)
 DURATIONS_BUSY_MS = {"mlxsw": 10.0}
 # What each pfcsim profile is: published period (ms), forceable by an
 # ethtool stats read, known to pfcwd's table (else learnt), has counters,
-# publishes frame totals with them that pfcwd reads (phase counters).
+# publishes frame totals with them that pfcwd reads (phase counters), and
+# pause durations with them that pfcwd reads (its pause_duration knob).
 PROFILES = {
-    "ideal": (0, False, False, True, False),
-    "mlx5": (0, True, True, True, False),
-    "ixgbe": (2000, True, True, True, False),
-    "i40e": (1000, True, True, True, False),
-    "ice": (1000, True, True, True, False),
-    "bnxt": (1000, False, True, True, True),
-    "hns3": (0, False, True, True, False),
-    "mlxsw": (0, False, True, True, False),
-    "qede": (0, False, True, False, False),
-    "cxgb4": (0, False, True, False, False),
-    "octeontx2": (0, False, True, False, False),
+    "ideal": (0, False, False, True, False, False),
+    "mlx5": (0, True, True, True, False, False),
+    "ixgbe": (2000, True, True, True, False, False),
+    "i40e": (1000, True, True, True, False, False),
+    "ice": (1000, True, True, True, False, False),
+    "bnxt": (1000, False, True, True, True, True),
+    "hns3": (0, False, True, True, False, False),
+    "mlxsw": (0, False, True, True, False, False),
+    "qede": (0, False, True, False, False, False),
+    "cxgb4": (0, False, True, False, False, False),
+    "octeontx2": (0, False, True, False, False, False),
 }
 # The publication interval narrow enough to call the phase known (ms; two
 # fine reads and a loaded guest's publication lateness), and how long the
@@ -169,14 +174,17 @@ class Port:
         self.bounce_ok = "bounce_ok" in parts[1:]
         self.traffic = "traffic" in parts[1:]
         self.frames = "frames" in parts[1:]
-        period, forced, known, self.counters, phase = PROFILES.get(
-            self.profile, (0, False, False, True, False))
+        period, forced, known, self.counters, phase, pub_dur = PROFILES.get(
+            self.profile, (0, False, False, True, False, False))
         self.phase = phase and self.frames
         for k, v in self.knobs:
             if k == "stats_period_ms":
                 period = int(v)
             if k == "stats_refresh_on_read":
                 forced = forced and v == "1"
+            if k == "pause_duration":
+                pub_dur = pub_dur and v != "0"
+        self.pub_dur = pub_dur
         self.period, self.forced, self.known = period, forced, known
         self.lines, self.det, self.res, self.bad = [], [], [], 0
 
@@ -238,7 +246,12 @@ class Port:
         if self.period and not self.forced:
             if first and not self.phase:
                 det += self.period      # phase (or period) not known yet
-            if length_ms < 2 * self.period:
+            if self.pub_dur:
+                # Pause time places the end; without the phase counters
+                # the grid is known to a window only.
+                if not self.phase:
+                    res += window
+            elif length_ms < 2 * self.period:
                 res += self.period
         return det, res
 
@@ -471,6 +484,7 @@ def main():
                 "storms": len(p.det), "bad": p.bad,
                 "detect_err_ms": [pct(p.det, 50), pct(p.det, 99), max(p.det)],
                 "restore_err_ms": [pct(p.res, 50), pct(p.res, 99), max(p.res)],
+                "restore_err_min_ms": min(p.res),
             }
             print("%s(%s): detection error p50/p99/max %.1f/%.1f/%.1f ms, "
                   "restoration %.1f/%.1f/%.1f ms" %

@@ -123,6 +123,33 @@ test_published_bursts() {
 		fail "bnxt bursts/storm"
 }
 
+# bnxt publishes per-priority pause time (pfc_priP_rx_duration_us) with
+# its pause counters; pfcwd reads it with the frame totals.  Storms of
+# 500 ms, the first beginning 200-300 ms before a publication (the phase
+# known from a light flow, then 700 ms): that publication shows the
+# storm's start, the next its last 200-300 ms.  The first one's pause
+# time and frames give the storm's rate (frames come only while paused),
+# so the next one's frames - mitigation took priority 3 out of pfc_en, and
+# its pause time stands still - place the end within it: restoration
+# within T1 + R + fine + window + margin, the bound profile_storms.py
+# gives a port with published durations.  From frames alone the first
+# publication's 200-300 ms give a rate too low to tell the next one's
+# frames from a full period, and the end was known only a period later
+# (T1 + 2R; the unit test's model of 2000 runs shows both).
+test_published_durations() {
+	reset_all
+	mkdir -p "$RES"
+	python3 -S "$STORMS" --storms 3 --storm-ms 500 --gap-ms 2500 \
+		--json "$RES/durations.json" \
+		pd=bnxt,frames,tx_ring=64,link_mbps=1000,lead_ms=700 ||
+		fail "bnxt short storms out of bounds"
+	expect_eq "$(portstat pd durations)" "pfc_pri%d_rx_duration_us" \
+		"bnxt's published durations found"
+	[ "$(portstat pd duration_reads)" -gt 0 ] ||
+		fail "no read got pd's durations"
+	log "# pd: $(portstat pd duration_reads) reads with durations, $(portstat pd duration_waits) held back for them"
+}
+
 # pfcwd reads a device no faster than its counters change.
 test_read_rate() {
 	reset_all
@@ -667,6 +694,7 @@ TESTS=(
 	"test_published_periods	profiles: 3 s storms on counters refreshed every 1000/2000 ms (table, learnt, forced)	200"
 	"test_phase_first_storm	profiles: bnxt's frame totals show the publication phase: the first storm within T0 + R	120"
 	"test_published_bursts	profiles: bnxt bursts shorter than T0 - 2R not storms, a storm past T0 is	120"
+	"test_published_durations	profiles: bnxt's published pause time restores short storms within T1 + R	90"
 	"test_read_rate	profiles: reads no faster than the counters change"
 	"test_read_rate_stalled	profiles: a standing TX stall does not put off reads of published counters"
 	"test_no_counters	profiles: drivers without counters say so; their stopped TX queues are seen"
