@@ -2839,7 +2839,7 @@ static void test_published_phase_counters(void)
  * Pause durations published with the counters (bnxt_en's
  * pfc_priP_rx_duration_us, storm.h): storms of 1.2 to 2.07 s, shorter
  * than two periods, so that half of them cover no whole period and the
- * frames alone give no rate to place their end by.  At every phase 4 ms
+ * frames alone give no rate to place their end by.  At phases 8 ms
  * apart, publications late by up to J = 31 or 121 ms, reads by up to L =
  * 0 or 40 ms, the durations in the totals' step 0 or 3 ms after the
  * pause counters, with traffic (the phase known first) and without:
@@ -2857,11 +2857,11 @@ static void test_published_phase_counters(void)
  * its pause time stands still until restoration and the frames, still
  * counted, place the end by the rate the first publication's pause time
  * gave.  Both failed on the machine before it read published pause time
- * (1187 and 191 of 2000 runs restored early).  Detection: within R + J + window / 4 + 2 fine + 2 L of T0
- * once the phase is known; the first storm without it within 2R - T0 +
- * J + window + 2 fine + 2 L (the read that sees its first publication
- * dates its start by its pause time; a period and T0 less than frames
- * alone, whose start is that read).
+ * (1187 and 191 of 2000 runs restored early).  Detection: within R + J +
+ * window / 4 + 2 fine + 2 L of T0 once the phase is known; the first
+ * storm without it within 2R - T0 + J + window + 2 fine + 2 L (the read
+ * that sees its first publication dates its start by its pause time; a
+ * period and T0 less than frames alone, whose start is that read).
  */
 static void sched_durations(unsigned int durations, u64 *worst_res,
 			    u64 *worst_first, u64 *worst_det,
