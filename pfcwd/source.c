@@ -612,6 +612,31 @@ u8 pfcwd_source_read_stall(struct pfcwd_port *port, struct pfcwd_counters *c)
 	return stalled;
 }
 
+/*
+ * Published pause durations are as of the last publication, this read's
+ * or an earlier one's (a read that saw none, or pause time a step
+ * behind its frames): dated at the latest it can have been made, to
+ * within the interval the reads left it (storm.h).  Poller.
+ */
+static void pfcwd_source_dur_dated(const struct pfcwd_port *port,
+				   const struct pfcwd_counters *c,
+				   struct pfcwd_sample *s)
+{
+	u64 at = s->pub_at, after = s->pub_after;
+
+	if (!at) {
+		at = port->pub.at;
+		after = port->pub.after;
+	}
+	if (!at || at > c->now) {
+		s->paused_at = c->now;
+		s->paused_err = 0;
+		return;
+	}
+	s->paused_at = at;
+	s->paused_err = after && after < at ? at - after : at;
+}
+
 /* The sample of priority @prio from counters @c; port->lock held. */
 void pfcwd_source_sample(struct pfcwd_port *port, int prio,
 			 const struct pfcwd_counters *c,
@@ -653,12 +678,9 @@ void pfcwd_source_sample(struct pfcwd_port *port, int prio,
 			s->paused_ns = c->paused_ns[prio];
 			s->paused_at = min(c->dur_at, c->now);
 			s->paused_err = c->dur_err;
-			/* Published: as of the publication (storm.h). */
-			if (c->dur_pub) {
-				s->paused_at = s->pub_at ?: c->now;
-				s->paused_err = s->pub_at ?
-						s->pub_at - s->pub_after : 0;
-			}
+			/* Published: as of the last publication (storm.h). */
+			if (c->dur_pub)
+				pfcwd_source_dur_dated(port, c, s);
 			s->valid |= PFCWD_SAMPLE_DURATION;
 			if (c->dur_lag)
 				s->valid |= PFCWD_SAMPLE_DUR_OFF;

@@ -2537,13 +2537,17 @@ static u64 sched_read(struct sched *x, u64 t, unsigned int *ev)
 		s.pub_after = x->pub.after;
 		s.pub_at = x->pub.at;
 	}
-	/* source.c: published durations dated by the publication */
+	/* source.c: published durations dated by the last publication */
 	if (x->durations) {
+		u64 at = s.pub_at ? s.pub_at : x->pub.at;
+		u64 after = s.pub_at ? s.pub_after : x->pub.after;
+
 		s.valid |= PFCWD_SAMPLE_DURATION |
 			   (dur_lag || dur_off ? PFCWD_SAMPLE_DUR_OFF : 0);
 		s.paused_ns = dur;
-		s.paused_at = s.pub_at ? s.pub_at : t;
-		s.paused_err = s.pub_at ? s.pub_at - s.pub_after : 0;
+		s.paused_at = at && at <= t ? at : t;
+		s.paused_err = !at || at > t ? 0 :
+			       after && after < at ? at - after : at;
 	}
 	*ev = pfcwd_storm_sample(&x->sm, &x->cfg, &s);
 	if (x->pfc_lever && (*ev & PFCWD_EV_DETECTED) && x->nmit < 16)
