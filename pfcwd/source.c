@@ -812,23 +812,31 @@ u64 pfcwd_port_granularity_ns(const struct pfcwd_port *port)
 
 /*
  * How late a storm on @port may be restored beyond T1 (after its last
- * pause frame): the granularity, except on published counters without
- * published pause time, where a storm shorter than two periods may be
- * seen over only in a publication without pause frames - up to two
- * periods plus the window late.  Any context (READ_ONCE).
+ * pause frame): the granularity, except on published counters, where a
+ * storm shorter than two periods may be seen over only in a publication
+ * without pause frames - up to two periods plus the window late - unless
+ * published pause time places its end in a grid known to a window (the
+ * phase counters).  Any context (READ_ONCE).
  */
 u64 pfcwd_port_restore_late_ns(const struct pfcwd_port *port)
 {
 	u64 g = pfcwd_port_granularity_ns(port);
 	u64 period, window, late;
 
-	/* Published pause time places the end: no second period (storm.h). */
-	if (pfcwd_port_source(port) != PFCWD_SOURCE_DCB ||
-	    (port->profile->pub_durations &&
-	     READ_ONCE(port->ectr.dur_name) >= 0))
+	if (pfcwd_port_source(port) != PFCWD_SOURCE_DCB)
 		return g;
 	pfcwd_source_refresh(port, &period, &window);
 	if (!period)
+		return g;
+	/*
+	 * Published pause time places the end, in a grid the phase counters
+	 * keep narrow: no second period (storm.h).
+	 */
+	if (port->profile->pub_durations &&
+	    READ_ONCE(port->ectr.dur_name) >= 0 &&
+	    READ_ONCE(port->phase_found) &&
+	    pfcwd_source_pub_width_us(port) &&
+	    pfcwd_source_pub_width_us(port) <= div_u64(window, NSEC_PER_USEC))
 		return g;
 	late = 2 * READ_ONCE(pfcwd_poll_stats.late_ns);
 	return max_t(u64, g, 2 * period + window +
