@@ -628,7 +628,7 @@ static bool pfcwd_storm_dur_ran_out(const struct pfcwd_storm *sm,
 	 * The previous publication was made a gap before this one at the
 	 * latest, and the interval is at least that long.
 	 */
-	if (at - from < min_gap)
+	if (at - from < min_gap && at > min_gap)
 		from = at - min_gap;
 	span = at - s->paused_err > sm->prev_paused_at ?
 	       at - s->paused_err - sm->prev_paused_at : 0;
