@@ -778,9 +778,11 @@ test_frame_counters() {
 	# reads 150 ms apart right after it see the same copy, while the
 	# packets sent move.  Both must be well inside the period (half of
 	# it; they take 250 to 300 ms under TCG): a starved guest tries again.
-	# The debug kernel takes 700 to 800 ms for them: a 3 s period there
-	# (not bnxt's, so the port's profile becomes custom).
-	if on_debug_kernel; then
+	# The debug kernel takes 700 to 800 ms for them, and so does a guest
+	# with one vCPU beside pktgen (make check's 6.1 lane: 588-710 ms in
+	# three tries, 2026-11-29): a 3 s period there (not bnxt's, so the
+	# port's profile becomes custom).
+	if on_debug_kernel || [ "$(nproc)" -lt 2 ]; then
 		per=3000
 		prof=custom
 	fi
