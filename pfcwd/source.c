@@ -822,6 +822,7 @@ u64 pfcwd_port_restore_late_ns(const struct pfcwd_port *port)
 {
 	u64 g = pfcwd_port_granularity_ns(port);
 	u64 period, window, late;
+	u32 width;
 
 	if (pfcwd_port_source(port) != PFCWD_SOURCE_DCB)
 		return g;
@@ -832,11 +833,11 @@ u64 pfcwd_port_restore_late_ns(const struct pfcwd_port *port)
 	 * Published pause time places the end, in a grid the phase counters
 	 * keep narrow: no second period (storm.h).
 	 */
+	width = pfcwd_source_pub_width_us(port);
 	if (port->profile->pub_durations &&
 	    READ_ONCE(port->ectr.dur_name) >= 0 &&
-	    READ_ONCE(port->phase_found) &&
-	    pfcwd_source_pub_width_us(port) &&
-	    pfcwd_source_pub_width_us(port) <= div_u64(window, NSEC_PER_USEC))
+	    READ_ONCE(port->phase_found) && width &&
+	    width <= div_u64(window, NSEC_PER_USEC))
 		return g;
 	late = 2 * READ_ONCE(pfcwd_poll_stats.late_ns);
 	return max_t(u64, g, 2 * period + window +

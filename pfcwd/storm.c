@@ -274,6 +274,22 @@ static u64 pfcwd_storm_dur_slack(u64 span, u64 err)
 }
 
 /*
+ * Published counters: @n frames over @len as the storm's rate, taken from
+ * one frame fewer (frames are counted whole: an interval can hold one
+ * more than its rate times its length, one at each edge), if higher than
+ * the one it has.  Either is a lower bound, so the higher is too.
+ */
+static void pfcwd_storm_rate_raise(struct pfcwd_storm *sm, u64 n, u64 len)
+{
+	if (n > 1 && len >= 1024 &&
+	    (!sm->rate_span ||
+	     (n - 1) * (sm->rate_span >> 10) > sm->rate_frames * (len >> 10))) {
+		sm->rate_frames = n - 1;
+		sm->rate_span = len;
+	}
+}
+
+/*
  * Published pause time (storm.h): the storm's rate from @n frames over
  * @d of pause, a lower bound (one frame fewer, the pause time to its
  * slack longer: the last frame's quanta outlast it), kept if higher than
@@ -284,15 +300,7 @@ static u64 pfcwd_storm_dur_slack(u64 span, u64 err)
  */
 static void pfcwd_storm_dur_rate(struct pfcwd_storm *sm, u64 n, u64 d)
 {
-	u64 len = d + pfcwd_storm_dur_slack(d, 0);
-
-	if (n < 2 || len < 1024)
-		return;
-	if (!sm->rate_span ||
-	    (n - 1) * (sm->rate_span >> 10) > sm->rate_frames * (len >> 10)) {
-		sm->rate_frames = n - 1;
-		sm->rate_span = len;
-	}
+	pfcwd_storm_rate_raise(sm, n, d + pfcwd_storm_dur_slack(d, 0));
 }
 
 /*
@@ -607,6 +615,18 @@ static u64 pfcwd_storm_pub_gap(const struct pfcwd_storm_config *cfg)
 }
 
 /*
+ * The latest the publication before the one made by @at can have been
+ * made: @from, the reads' bound, or the least gap before @at if earlier.
+ */
+static u64 pfcwd_storm_pub_before(const struct pfcwd_storm_config *cfg,
+				  u64 at, u64 from)
+{
+	u64 gap = pfcwd_storm_pub_gap(cfg);
+
+	return at > gap && at - gap < from ? at - gap : from;
+}
+
+/*
  * Published pause time, STORMED (storm.h): the previous publication's
  * pause ran to its end, and this one's @d covers less than the interval
  * between them: the pause ran out @d after the previous one.  Both are
@@ -628,8 +648,7 @@ static bool pfcwd_storm_dur_ran_out(const struct pfcwd_storm *sm,
 	 * The previous publication was made a gap before this one at the
 	 * latest, and the interval is at least that long.
 	 */
-	if (at - from < min_gap && at > min_gap)
-		from = at - min_gap;
+	from = pfcwd_storm_pub_before(cfg, at, from);
 	span = at - s->paused_err > sm->prev_paused_at ?
 	       at - s->paused_err - sm->prev_paused_at : 0;
 	if (span < min_gap)
@@ -671,18 +690,11 @@ static u64 pfcwd_storm_pub_end(struct pfcwd_storm *sm, u64 n, u64 to,
 			end = to;
 	}
 	/*
-	 * Frames are counted whole: an interval can hold one more than its
-	 * rate times its length (one at each edge), so the rate is taken
-	 * from one frame fewer (traced in the unit test's schedule with the
-	 * phase counters' precise reads: 946 ms of frames over at most
-	 * 945.25 ms, the storm's end placed 0.6 ms early).
+	 * One frame fewer (traced in the unit test's schedule with the phase
+	 * counters' precise reads: 946 ms of frames over at most 945.25 ms,
+	 * the storm's end placed 0.6 ms early).
 	 */
-	if (n > 1 && len >= 1024 &&
-	    (!sm->rate_span ||
-	     (n - 1) * (sm->rate_span >> 10) > sm->rate_frames * (len >> 10))) {
-		sm->rate_frames = n - 1;
-		sm->rate_span = len;
-	}
+	pfcwd_storm_rate_raise(sm, n, len);
 	return end;
 }
 
@@ -716,8 +728,7 @@ static u64 pfcwd_storm_pub_frames(struct pfcwd_storm *sm,
 		from = sm->pub_last;
 		pred = s->pub_after > from ? s->pub_after - from : 0;
 		at = s->pub_at && s->pub_at < now ? s->pub_at : now;
-		if (at > gap && at - gap < from)
-			from = at - gap;
+		from = pfcwd_storm_pub_before(cfg, at, from);
 		if (pred < gap)
 			pred = gap;
 		return pfcwd_storm_pub_end(sm, n, now, from, pred,
