@@ -247,7 +247,9 @@ class Port:
                 det += self.period      # phase (or period) not known yet
             # Pause time places the end, where the phase counters keep
             # the grid narrow; without them a restoration was seen 1370 ms
-            # past T1 (R = 1000, 1.2 s storms, 6.12), so the period stays.
+            # past T1 (R = 1000, 1.2 s storms, 6.12: detected from the
+            # queues and mitigated before the first publication was read,
+            # whose pause time then gave no rate), so the period stays.
             if length_ms < 2 * self.period and not (self.pub_dur and
                                                     self.phase):
                 res += self.period
