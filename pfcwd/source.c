@@ -657,6 +657,7 @@ void pfcwd_source_sample(struct pfcwd_port *port, int prio,
 	    port->pub.last_read == c->now && port->last_change == c->now) {
 		s->pub_after = port->pub.after;
 		s->pub_at = port->pub.at;
+		s->pub_lo = port->pub.lo;
 	}
 	if (READ_ONCE(port->push_active)) {
 		s->rx_pause = atomic64_read(&push->xoff);

@@ -170,6 +170,7 @@ static unsigned int pfcwd_storm_enter(struct pfcwd_storm *sm,
 	sm->xoff_while_mitigated = false;
 	sm->blind_suspect = false;
 	sm->pub_paused = true;
+	sm->cut_frames = 0;
 	/*
 	 * The storm's rate, a lower bound (pfcwd_storm_pub_end()): its first
 	 * interval's (set there), or more.  With published counters the
@@ -301,6 +302,66 @@ static void pfcwd_storm_rate_raise(struct pfcwd_storm *sm, u64 n, u64 len)
 static void pfcwd_storm_dur_rate(struct pfcwd_storm *sm, u64 n, u64 d)
 {
 	pfcwd_storm_rate_raise(sm, n, d + pfcwd_storm_dur_slack(d, 0));
+}
+
+/*
+ * Published pause time, STORMED: the first publication read since the
+ * priority left pfc_en (PFCWD_SAMPLE_DUR_OFF in its sample, not in the
+ * one before) - mitigation, which came after detection.  Its pause time
+ * @d stopped at the mitigation or at the publication, whichever came
+ * first: no earlier than the earlier of detection and @from, the
+ * earliest the publication can have been made.  The storm was paused
+ * without a break up to there, so its frames @n came since that less @d
+ * at the earliest, to the publication at @at at the latest: a lower
+ * bound of the storm's rate, where the pause time alone gives none
+ * (traced in a VM: a storm detected from its queues before its first
+ * publication was read, restored a period late).
+ */
+static void pfcwd_storm_cut_rate(struct pfcwd_storm *sm, u64 n, u64 d,
+				 u64 at, u64 from)
+{
+	u64 stop = from < sm->stormed_at ? from : sm->stormed_at, len;
+
+	if (!n || !d || stop <= d || at <= stop - d)
+		return;
+	len = at - (stop - d);
+	pfcwd_storm_rate_raise(sm, n, len + pfcwd_storm_dur_slack(len, 0));
+}
+
+/*
+ * The earliest the publication @s saw can have been made: after the read
+ * before, and no more than a window before the grid's earliest for it.
+ */
+static u64 pfcwd_storm_pub_earliest(const struct pfcwd_storm_config *cfg,
+				    const struct pfcwd_sample *s)
+{
+	u64 from = s->paused_err < s->paused_at ?
+		   s->paused_at - s->paused_err : 0;
+
+	if (s->pub_at && s->pub_lo > cfg->refresh_window_ns &&
+	    s->pub_lo - cfg->refresh_window_ns > from &&
+	    s->pub_lo < s->paused_at)
+		from = s->pub_lo - cfg->refresh_window_ns;
+	return from;
+}
+
+/*
+ * STORMED, published pause time: the pause time in @s that moved since
+ * the last sample, if the publication whose frames came without it is
+ * waiting for it (cut_frames): that publication's rate, now, for the
+ * next one.  Return: whether it was.
+ */
+static bool pfcwd_storm_cut_pending(struct pfcwd_storm *sm,
+				    const struct pfcwd_sample *s)
+{
+	if (!sm->cut_frames || !(s->valid & PFCWD_SAMPLE_DURATION) ||
+	    s->paused_ns <= sm->prev_paused_ns)
+		return false;
+	pfcwd_storm_cut_rate(sm, sm->cut_frames,
+			     s->paused_ns - sm->prev_paused_ns, sm->cut_at,
+			     sm->cut_from);
+	sm->cut_frames = 0;
+	return true;
 }
 
 /*
@@ -807,13 +868,18 @@ static unsigned int pfcwd_storm_mitigating(struct pfcwd_storm *sm,
 			sm->xoff_while_mitigated = true;
 	} else if (cfg->refresh_ns && sm->stall_last &&
 		   now < sm->stall_last + cfg->refresh_ns +
-			 cfg->refresh_window_ns) {
+			 cfg->refresh_window_ns &&
+		   !(sm->pub_from && sm->pub_from >= sm->stall_last)) {
 		/*
 		 * Published counters that did not move, within a period of the
 		 * queues showing the pause on: the first publication made
 		 * after that may not have come yet (the source can tell a
 		 * stale read only once it knows when publications come).  As
-		 * a stale read: nothing learnt.
+		 * a stale read: nothing learnt.  Unless a sample already
+		 * showed frames of a publication made after it: this one is
+		 * a publication without any (traced in the unit test's
+		 * schedule with the queues: a storm that ended 16 ms before
+		 * a publication restored a period late).
 		 */
 		sm->storm_samples++;
 		return 0;
@@ -1016,8 +1082,11 @@ static unsigned int pfcwd_storm_stale(struct pfcwd_storm *sm,
 	 * of the publication the last sample went by the frames for.
 	 */
 	if ((s->valid & (PFCWD_SAMPLE_DURATION | PFCWD_SAMPLE_DUR_OFF)) ==
-	    (PFCWD_SAMPLE_DURATION | PFCWD_SAMPLE_DUR_OFF))
+	    (PFCWD_SAMPLE_DURATION | PFCWD_SAMPLE_DUR_OFF)) {
+		if (sm->state == PFCWD_STORMED)
+			pfcwd_storm_cut_pending(sm, s);
 		sm->prev_paused_ns = s->paused_ns;
+	}
 	/* The queues are read at every sample: a stall is never stale. */
 	if (!cfg->stall_only)
 		stall = pfcwd_storm_stall(sm, cfg, s, false, false);
@@ -1279,8 +1348,31 @@ unsigned int pfcwd_storm_sample(struct pfcwd_storm *sm,
 				     tx_moved, d_paused);
 		sm->dur_on = d_paused != 0;
 	} else {
+		bool cut = pfcwd_storm_cut_pending(sm, s);
+
 		ev |= pfcwd_storm_mitigating(sm, cfg, s, d_rx_pause, last,
 					     d_paused);
+		/*
+		 * The first publication since the priority left pfc_en: its
+		 * rate, for the next one (its own frames began within), or
+		 * once its pause time comes.
+		 */
+		if (cfg->refresh_ns && !sm->dur_was_off && !cut &&
+		    (s->valid & PFCWD_SAMPLE_DUR_OFF) &&
+		    (s->valid & PFCWD_SAMPLE_DURATION)) {
+			u64 from = pfcwd_storm_pub_earliest(cfg, s);
+
+			if (s->paused_ns > sm->prev_paused_ns) {
+				pfcwd_storm_cut_rate(sm, d_rx_pause,
+						     s->paused_ns -
+						     sm->prev_paused_ns,
+						     s->paused_at, from);
+			} else if (d_rx_pause) {
+				sm->cut_frames = d_rx_pause;
+				sm->cut_at = s->paused_at;
+				sm->cut_from = from;
+			}
+		}
 		/* Unless the pause time ran out within (published). */
 		sm->dur_on = d_paused && sm->pub_paused;
 	}

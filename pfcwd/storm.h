@@ -154,10 +154,20 @@
  * restoration lands within T1 + R + the window of the storm's end whatever
  * its length; and where mitigation took the priority out of pfc_en (its
  * pause time stands still, PFCWD_SAMPLE_DUR_OFF), the frames place the end
- * by that rate.  The source holds back a read that sees a publication's
- * frames before its pause time (a driver that copies them in steps), and
- * pause time that moves alone comes with DUR_OFF: a stale sample with it
- * takes it as the base of the next interval.
+ * by that rate.  A storm detected before its first publication was read
+ * (from its stopped queues) was mitigated first: that publication's pause
+ * time stopped at the mitigation while its frames went on to it.  The
+ * storm was paused since the mitigation less that pause time at the
+ * earliest - the mitigation no earlier than detection or the
+ * publication, whichever came first, the publication no earlier than
+ * the read before or a window before the grid's earliest (pub_lo) - so
+ * those frames over the time from there to the publication are the rate
+ * (for the next publication: its own frames began within), taken when
+ * its pause time comes, in the same sample or a later step (cut_frames).
+ * The source holds back a read that sees a publication's frames before
+ * its pause time (a driver that copies them in steps), and pause time
+ * that moves alone comes with DUR_OFF: a stale sample with it takes it as
+ * the base of the next interval.
  *
  * Transmit stalls (PFCWD_SAMPLE_STALL): the priority's TX queues are
  * stopped and have sent nothing since stall_since (txq_stall.c) - no
@@ -178,7 +188,11 @@
  * confirmed holds the storm for as long as it stands (the queues of a
  * paused class cannot drain; mitigation in the datapath leaves them
  * so); otherwise restoration is the counters', and a stall that lasts
- * through a restoration is refuted.  A stall counts only once it has
+ * through a restoration is refuted.  Published counters that did not move
+ * within a period of the stall's last sample are taken as stale (the
+ * publication made after it may not have come), unless a sample already
+ * showed frames of a publication made after it: then they are a
+ * publication without pause.  A stall counts only once it has
  * lasted cfg->stall_min_ns (the caller's: min(hold time, T0 / 4)): a
  * saturated link stops and wakes its queues all the time, each stop as
  * long as half a ring takes to drain.
@@ -301,6 +315,12 @@ struct pfcwd_sample {
 	u64 pub_after;
 	u64 pub_at;
 	/*
+	 * ...and the grid's earliest for it (pfcwd_pub.lo; 0: unknown): it
+	 * may have come up to a window before that (a late one before it
+	 * moved the grid late).
+	 */
+	u64 pub_lo;
+	/*
 	 * PFCWD_SAMPLE_STALL: the priority's TX queues are stopped and sent
 	 * nothing since this time; 0: they are not stopped.
 	 */
@@ -367,6 +387,12 @@ struct pfcwd_storm {
 	 */
 	bool dur_on;
 	bool dur_was_off;	/* the last sample's pause time could not show */
+	/*
+	 * The frames of the first publication read since the priority left
+	 * pfc_en, whose pause time had not come with them (a later step):
+	 * pfcwd_storm_cut_rate() once it does.  0: none.
+	 */
+	u64 cut_frames, cut_at, cut_from;
 	u64 pub_last;		/* the last sample that showed XOFF frames */
 	u64 pub_from;		/* ...its publication came after; 0: unknown */
 	u64 rate_frames;	/* STORMED: the storm's highest rate seen, */

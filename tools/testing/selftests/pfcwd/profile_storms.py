@@ -43,7 +43,8 @@ also adds R to the first storm.
 A port marked "frames" has pktgen sending a light flow on priority 0
 (500 frames/s, never paused), so that the frame totals a driver publishes
 with its pause counters (bnxt's rx_total_frames/tx_total_frames, pfcsim's
-frame_counters) move at every publication.  On a profile pfcwd reads them
+frame_counters) move at every publication (a port marked "traffic" moves
+them too, between storms).  On a profile pfcwd reads them
 on (bnxt: PROFILES' last field) the publication phase is then known
 before the first storm: the port must first show it (pfcwd's debugfs
 phase 1 and a publication interval of at most PHASE_WIDTH_MS, within
@@ -175,7 +176,8 @@ class Port:
         self.frames = "frames" in parts[1:]
         period, forced, known, self.counters, phase, pub_dur = PROFILES.get(
             self.profile, (0, False, False, True, False, False))
-        self.phase = phase and self.frames
+        # A flow of its own moves the totals between storms as well.
+        self.phase = phase and (self.frames or self.traffic)
         for k, v in self.knobs:
             if k == "stats_period_ms":
                 period = int(v)
