@@ -1023,21 +1023,32 @@ test_pause_rate() {
 
 	# Bursts shorter than the window (1500 ms): none.
 	"$PFCWD" set dev sw1 rate-rx 1000 rate-tx 1000 rate-window 1500 || fail "set 1500"
+	base=0/0
 	for i in 1 2 3; do
-		t0=$(now_ns)
-		sim sw1 rx_storm 3
-		sim sw1 rx_slow 3
-		read -r -t 0.5 <> <(:) || true
-		sim sw1 rx_storm ""
-		sim sw1 rx_slow ""
-		t1=$(now_ns)
-		# An episode is at most the burst plus a bucket (100 ms) and
-		# the poll's lateness: a burst of 1.2 s tests the window.
-		[ $((t1 - t0)) -lt 1200000000 ] ||
-			fail "burst $i lasted $(((t1 - t0) / 1000000)) ms: too long to test"
+		for try in 1 2 3; do
+			t0=$(now_ns)
+			sim sw1 rx_storm 3
+			sim sw1 rx_slow 3
+			read -r -t 0.5 <> <(:) || true
+			sim sw1 rx_storm ""
+			sim sw1 rx_slow ""
+			t1=$(now_ns)
+			# An episode is at most the burst plus a bucket (100
+			# ms) and the poll's lateness: a burst of 1.2 s tests
+			# the window.
+			[ $((t1 - t0)) -lt 1200000000 ] && break
+			# The four writes took longer (the debug kernel's
+			# one-vCPU guest took 1246 ms): that one tests
+			# nothing, and may count; whatever it counted, once
+			# its episode is over, is the base.  Again.
+			[ "$try" -lt 3 ] ||
+				fail "burst $i lasted $(((t1 - t0) / 1000000)) ms three times: too long to test"
+			sleep 2
+			base="$(pstat sw1 3 rate_rx_events)/$(pstat sw1 3 rate_tx_events)"
+		done
 		sleep 0.5
 	done
-	expect_eq "$(pstat sw1 3 rate_rx_events)/$(pstat sw1 3 rate_tx_events)" 0/0 \
+	expect_eq "$(pstat sw1 3 rate_rx_events)/$(pstat sw1 3 rate_tx_events)" "$base" \
 		"bursts shorter than the window: no event"
 	# And one longer than it: the window counts.
 	sim sw1 rx_storm 3
