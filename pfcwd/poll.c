@@ -319,7 +319,8 @@ sampled:
 			sm->primed = false;
 		pfcwd_source_sample(port, p, &c, &s);
 		events[p] = pfcwd_storm_sample(sm, &scfg, &s);
-		pfcwd_poll_history(&port->prio[p], &scfg, c.now);
+		/* The machine's time: a push source may take it after c.now. */
+		pfcwd_poll_history(&port->prio[p], &scfg, s.now);
 		any |= events[p] != 0;
 		busy |= pfcwd_storm_busy(sm);
 		deadline = min(deadline, pfcwd_storm_deadline(sm, &scfg));

@@ -663,7 +663,15 @@ void pfcwd_source_sample(struct pfcwd_port *port, int prio,
 		s->rx_pause = atomic64_read(&push->xoff);
 		s->xoff_first = atomic64_xchg(&push->first, 0);
 		s->xoff_last = s->xoff_first ? atomic64_read(&push->last) : 0;
-		/* Frames pushed after the counters were read count as "now". */
+		/*
+		 * Frames pushed after the counters were read: the sample is
+		 * taken now, so that none is dated before it came.  Dated at
+		 * the read, a storm's first frame began its pause up to a
+		 * poll pass before the storm (make check's 6.12 lane: a push
+		 * storm detected 2.5 ms before T0).
+		 */
+		if (s->xoff_last > s->now)
+			s->now = ktime_get_ns();
 		s->xoff_first = min(s->xoff_first, s->now);
 		s->xoff_last = min(s->xoff_last, s->now);
 	} else if (READ_ONCE(port->swpfc.active)) {
