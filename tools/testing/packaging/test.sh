@@ -35,7 +35,7 @@ logf=$tmp/log
 
 num=0
 failed=0
-plan=41
+plan=42
 
 echo "TAP version 13"
 echo "1..$plan"
@@ -206,6 +206,22 @@ missing_artifact() {
 	[ $rc != 0 ] && grep -q "run 'make" <<< "$o" && [ ! -e "$t/dest" ]
 }
 ok "install without the artifacts fails, naming the make command" missing_artifact
+
+# A kernel configured without CONFIG_64BIT (i386, armhf) stops the build
+# with the reason, before anything is compiled: the 6.1 headers with that
+# option overridden, in a copy of the sources.
+refuses_32bit() {
+	local t=$tmp/k32 o rc
+
+	mkdir -p "$t" && cp -a Kbuild VERSION include pfcwd net_sched "$t/" || return 1
+	o=$(make -s -C "/lib/modules/${rel[6.1]}/build" M="$t" PFCWD_ONLY=1 \
+		CONFIG_64BIT= modules 2>&1)
+	rc=$?
+	diag "$o"
+	[ $rc != 0 ] && grep -q 'pfcwd needs a 64-bit kernel' <<< "$o" &&
+		! ls "$t"/pfcwd/*.o > /dev/null 2>&1
+}
+ok "a kernel without CONFIG_64BIT is refused, with the reason" refuses_32bit
 
 # --- DKMS, in a sandbox -----------------------------------------------------
 
