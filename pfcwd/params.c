@@ -21,7 +21,7 @@ struct pfcwd_params pfcwd_params = {
 	.storm_window_ms = 60000,
 	.slow_threshold = 1000,
 	.slow_window_ms = 1000,
-	.max_userns_ports = 64,
+	.max_userns_ports = 0,
 };
 
 struct pfcwd_range {

@@ -197,6 +197,28 @@ test_userns_limit() {
 	rm -f /tmp/userns.$$
 }
 
+# Any user can load pfcwd through tc's autoload in a user namespace of its
+# own; by default such a namespace gets no port at all, and the host still
+# does.
+test_userns_default() {
+	local out
+
+	[ -d /sys/module/pfcwd ] && { modprobe -r pfcsim 2>/dev/null; unload_mod pfcwd; }
+	modprobe dummy 2>/dev/null
+	out=$(unshare --user --map-root-user --net sh -c '
+		ip link add ud0 type dummy && ip link set ud0 up || exit 2
+		tc qdisc add dev ud0 root pfcwd 2>&1 && echo "ud0 added"' 2>&1)
+	log "$out"
+	mod_loaded pfcwd || fail "tc in a user namespace did not autoload pfcwd"
+	expect_eq "$(cat /sys/module/pfcwd/parameters/max_userns_ports)" 0 "max_userns_ports by default"
+	grep -q "ud0 added" <<< "$out" && fail "a user namespace got a port by default"
+	grep -q "Error: pfcwd: ports in user namespaces are at their limit (module parameter max_userns_ports)" <<< "$out" ||
+		fail "the tenant's port was not refused with the limit's message"
+	ip link add udh type dummy && ip link set udh up || fail "host dummy"
+	tc qdisc add dev udh root pfcwd || fail "a host port refused"
+	ip link del udh
+}
+
 TESTS=(
 	"test_dummy	qdisc: add/replace/change/delete on dummy"
 	"test_veth	qdisc: add/replace/change/delete on both ends of veth"
@@ -206,6 +228,7 @@ TESTS=(
 	"test_bad_netlink	qdisc: bad options rejected by the kernel, nothing changed"
 	"test_bad_tc	qdisc: bad tc invocations rejected"
 	"test_userns_limit	qdisc: ports in user namespaces are limited, the host's are not"
+	"test_userns_default	qdisc: a user namespace gets no port unless the admin allows it"
 )
 
 srv_start tcnl python3 -S "$TC_NL" serve || exit 1
