@@ -6,12 +6,14 @@
  *
  * Locking and context: process context.  The handlers read and write the
  * storm lists, pause_rate, count_when_disabled, the knobs, the profile and
- * the call counters under port->lock (a spinlock, BH disabled), and
+ * the call counters (ethtool_calls too) under port->lock (a spinlock, BH
+ * disabled), and
  * tx_ring, link_mbps, tx_busy and the ring depths under port->ring_lock.
  * The knob, profile, tx_ring and prio_tc writes take RTNL first, then
  * port->lock, so that the three ethtool ops agree on the layout of the
  * statistics.  They never take pfcsim_lock, so deleting a port may wait
- * for them (debugfs_remove) while holding it.  The push_pause write takes
+ * for them (debugfs_remove) while holding it.  The detach write takes
+ * RTNL.  The push_pause write takes
  * port->push_lock (pause.c), an inject_rx write port->inject_lock
  * (netdev.c).
  *
@@ -323,6 +325,60 @@ static ssize_t pfcsim_calls_read(struct file *file, char __user *ubuf,
 	spin_unlock_bh(&port->lock);
 	len = scnprintf(buf, sizeof(buf), "%llu\n", val);
 	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+}
+
+/* "begin N complete N unbracketed N absent N drvinfo N ...", one line. */
+static ssize_t pfcsim_eop_read(struct file *file, char __user *ubuf,
+			       size_t count, loff_t *ppos)
+{
+	struct pfcsim_port *port = file->private_data;
+	struct pfcsim_eop_audit a;
+	char buf[PFCSIM_NUM_EOPS * 40 + 80];
+	int len, i;
+
+	spin_lock_bh(&port->lock);
+	a = port->eop;
+	spin_unlock_bh(&port->lock);
+	len = scnprintf(buf, sizeof(buf), "unbracketed %llu absent %llu",
+			a.unbracketed, a.absent);
+	for (i = 0; i < PFCSIM_NUM_EOPS; i++)
+		len += scnprintf(buf + len, sizeof(buf) - len, " %s %llu",
+				 pfcsim_eop_names[i], a.calls[i]);
+	len += scnprintf(buf + len, sizeof(buf) - len, "\n");
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+}
+
+static ssize_t pfcsim_detach_read(struct file *file, char __user *ubuf,
+				  size_t count, loff_t *ppos)
+{
+	struct pfcsim_port *port = file->private_data;
+
+	return pfcsim_uint_read(ubuf, count, ppos,
+				!netif_device_present(port->dev));
+}
+
+/* 1: netif_device_detach(), as a driver in a reset; 0: attach again. */
+static ssize_t pfcsim_detach_write(struct file *file, const char __user *ubuf,
+				   size_t count, loff_t *ppos)
+{
+	struct pfcsim_port *port = file->private_data;
+	char buf[PFCSIM_ARG_MAX];
+	unsigned int val;
+	int err;
+
+	err = pfcsim_user_arg(ubuf, count, ppos, buf, sizeof(buf));
+	if (!err)
+		err = pfcsim_parse_uint(buf, &val);
+	if (err || val > 1)
+		return err ?: -EINVAL;
+	/* RTNL: the ethtool core and pfcwd check presence under it. */
+	rtnl_lock();
+	if (val)
+		netif_device_detach(port->dev);
+	else
+		netif_device_attach(port->dev);
+	rtnl_unlock();
+	return count;
 }
 
 static ssize_t pfcsim_counter_reset_write(struct file *file,
@@ -675,6 +731,8 @@ PFCSIM_FOPS(pfcsim_changed_fops, pfcsim_changed_read, NULL);
 PFCSIM_FOPS(pfcsim_knob_fops, pfcsim_knob_read, pfcsim_knob_write);
 PFCSIM_FOPS(pfcsim_calls_fops, pfcsim_calls_read, NULL);
 PFCSIM_FOPS(pfcsim_counter_reset_fops, NULL, pfcsim_counter_reset_write);
+PFCSIM_FOPS(pfcsim_eop_fops, pfcsim_eop_read, NULL);
+PFCSIM_FOPS(pfcsim_detach_fops, pfcsim_detach_read, pfcsim_detach_write);
 PFCSIM_FOPS(pfcsim_profile_fops, pfcsim_profile_read, pfcsim_profile_write);
 PFCSIM_FOPS(pfcsim_tx_ring_fops, pfcsim_tx_ring_read, pfcsim_tx_ring_write);
 PFCSIM_FOPS(pfcsim_link_mbps_fops, pfcsim_link_mbps_read,
@@ -723,6 +781,8 @@ int pfcsim_port_debugfs(struct pfcsim_port *port)
 	}
 	debugfs_create_file("counter_reset", 0200, dir, port,
 			    &pfcsim_counter_reset_fops);
+	debugfs_create_file("ethtool_calls", 0400, dir, port, &pfcsim_eop_fops);
+	debugfs_create_file("detach", 0600, dir, port, &pfcsim_detach_fops);
 	debugfs_create_file("profile", 0600, dir, port, &pfcsim_profile_fops);
 	debugfs_create_file("tx_ring", 0600, dir, port, &pfcsim_tx_ring_fops);
 	debugfs_create_file("link_mbps", 0600, dir, port,

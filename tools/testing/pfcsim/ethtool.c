@@ -5,7 +5,9 @@
  * and pause_duration lay them out, then the port-wide ones: the frame
  * totals while frame_counters is on, the storm prevention's events while
  * prevent_ms is on), the PFC storm prevention tunable, the channels (TX
- * queues per traffic class) and the TX ring size.
+ * queues per traffic class) and the TX ring size; and begin/complete,
+ * which with the ops pfcwd calls count each call and check it the way
+ * drivers rely on the ethtool core (ethtool_calls).
  *
  * Locking and context: process context, RTNL held.  The knobs that decide
  * which statistics exist (no_counters, pause_duration, frame_counters, so
@@ -30,6 +32,50 @@
 #include "pfcsim.h"
 
 /* --- ethtool (RTNL held, process context) ---------------------------------- */
+
+const char * const pfcsim_eop_names[PFCSIM_NUM_EOPS] = {
+	[PFCSIM_EOP_BEGIN]		= "begin",
+	[PFCSIM_EOP_COMPLETE]		= "complete",
+	[PFCSIM_EOP_DRVINFO]		= "drvinfo",
+	[PFCSIM_EOP_LINK_KSETTINGS]	= "link_ksettings",
+	[PFCSIM_EOP_SSET_COUNT]		= "sset_count",
+	[PFCSIM_EOP_STRINGS]		= "strings",
+	[PFCSIM_EOP_STATS]		= "stats",
+	[PFCSIM_EOP_TUNABLE]		= "tunable",
+	[PFCSIM_EOP_RINGPARAM]		= "ringparam",
+};
+
+/*
+ * Counts a call of op @op, and checks it the way a driver relies on the
+ * ethtool core: inside begin()/complete(), never on a detached device.
+ */
+static void pfcsim_eop(struct pfcsim_port *port, enum pfcsim_eop op)
+{
+	struct pfcsim_eop_audit *a = &port->eop;
+
+	spin_lock_bh(&port->lock);
+	a->calls[op]++;
+	if (!netif_device_present(port->dev))
+		a->absent++;
+	if (op == PFCSIM_EOP_BEGIN)
+		a->depth++;
+	else if (!a->depth)
+		a->unbracketed++;
+	else if (op == PFCSIM_EOP_COMPLETE)
+		a->depth--;
+	spin_unlock_bh(&port->lock);
+}
+
+static int pfcsim_begin(struct net_device *dev)
+{
+	pfcsim_eop(netdev_priv(dev), PFCSIM_EOP_BEGIN);
+	return 0;
+}
+
+static void pfcsim_complete(struct net_device *dev)
+{
+	pfcsim_eop(netdev_priv(dev), PFCSIM_EOP_COMPLETE);
+}
 
 enum {
 	PFCSIM_STAT_TX_PACKETS,
@@ -84,6 +130,7 @@ static void pfcsim_get_drvinfo(struct net_device *dev,
 	int prof = READ_ONCE(port->profile);
 	const char *driver = NULL;
 
+	pfcsim_eop(port, PFCSIM_EOP_DRVINFO);
 	if (prof != PFCSIM_PROFILE_CUSTOM)
 		driver = pfcsim_profiles[prof].driver;
 	strscpy(info->driver, driver ?: KBUILD_MODNAME, sizeof(info->driver));
@@ -94,6 +141,7 @@ static int pfcsim_get_link_ksettings(struct net_device *dev,
 {
 	struct pfcsim_port *port = netdev_priv(dev);
 
+	pfcsim_eop(port, PFCSIM_EOP_LINK_KSETTINGS);
 	/* No link modes: the speed is all pfcwd needs (pause quanta). */
 	cmd->base.speed = READ_ONCE(port->link_mbps);
 	cmd->base.duplex = DUPLEX_FULL;
@@ -143,6 +191,7 @@ static int pfcsim_get_sset_count(struct net_device *dev, int sset)
 	int ids[PFCSIM_STATS_PER_PRIO_MAX], pids[PFCSIM_PORT_STATS_MAX];
 	struct pfcsim_port *port = netdev_priv(dev);
 
+	pfcsim_eop(port, PFCSIM_EOP_SSET_COUNT);
 	if (sset != ETH_SS_STATS)
 		return -EOPNOTSUPP;
 	return PFCSIM_NUM_PRIO * pfcsim_stat_ids(port, ids) +
@@ -156,6 +205,7 @@ static void pfcsim_get_strings(struct net_device *dev, u32 sset, u8 *data)
 	const char *fmt;
 	int n, p, i;
 
+	pfcsim_eop(port, PFCSIM_EOP_STRINGS);
 	if (sset != ETH_SS_STATS)
 		return;
 	n = pfcsim_stat_ids(port, ids);
@@ -188,6 +238,7 @@ static void pfcsim_get_ethtool_stats(struct net_device *dev,
 	ktime_t now;
 	int n, p, i;
 
+	pfcsim_eop(port, PFCSIM_EOP_STATS);
 	n = pfcsim_stat_ids(port, ids);
 	spin_lock_bh(&port->lock);
 	port->calls[PFCSIM_C_STATS_READS]++;
@@ -245,6 +296,7 @@ static int pfcsim_get_tunable(struct net_device *dev,
 {
 	struct pfcsim_port *port = netdev_priv(dev);
 
+	pfcsim_eop(port, PFCSIM_EOP_TUNABLE);
 	if (tuna->id != ETHTOOL_PFC_PREVENTION_TOUT)
 		return -EOPNOTSUPP;
 	*(u16 *)data = READ_ONCE(port->prevent_ms);
@@ -297,6 +349,7 @@ static void pfcsim_get_ringparam(struct net_device *dev,
 {
 	struct pfcsim_port *port = netdev_priv(dev);
 
+	pfcsim_eop(port, PFCSIM_EOP_RINGPARAM);
 	ring->tx_max_pending = PFCSIM_RING_MAX;
 	spin_lock_bh(&port->lock);
 	ring->tx_pending = port->ring_size;
@@ -319,6 +372,8 @@ static int pfcsim_set_channels(struct net_device *dev,
 }
 
 const struct ethtool_ops pfcsim_ethtool_ops = {
+	.begin			= pfcsim_begin,
+	.complete		= pfcsim_complete,
 	.get_drvinfo		= pfcsim_get_drvinfo,
 	.get_link		= ethtool_op_get_link,
 	.get_link_ksettings	= pfcsim_get_link_ksettings,

@@ -95,6 +95,17 @@
  *   stats_reads	read: get_ethtool_stats calls so far.
  *   getpfc_calls	read: ieee_getpfc calls so far (failed ones too).
  *   setpfc_calls	read: ieee_setpfc calls so far (failed ones too).
+ *   ethtool_calls	read: one line, "unbracketed N absent N begin N
+ *			complete N drvinfo N link_ksettings N sset_count N
+ *			strings N stats N tunable N ringparam N": the calls
+ *			of each ethtool op so far; unbracketed, those of an
+ *			op (or complete) outside a begin/complete pair;
+ *			absent, those made while the device was detached.
+ *			The ethtool core never makes either kind.
+ *   detach		0/1 (0): 1 detaches the device, as a driver does for
+ *			a reset (netif_device_detach(): not present, its TX
+ *			queues stopped; the ethtool core refuses it then), 0
+ *			attaches it again (its queues woken).
  *   getpfc_delay_us	0..1000000 (0): ieee_getpfc sleeps this long first
  *			(a firmware command), under RTNL.
  *   getpfc_fail	0..4095 (0): an errno; ieee_getpfc returns -errno

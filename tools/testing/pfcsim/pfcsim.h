@@ -134,6 +134,30 @@ enum pfcsim_calls {
 	PFCSIM_NUM_CALLS,
 };
 
+/*
+ * The ethtool ops counted in ethtool_calls, with the calls made outside a
+ * begin()/complete() pair and those made while the device was detached.
+ */
+enum pfcsim_eop {
+	PFCSIM_EOP_BEGIN,
+	PFCSIM_EOP_COMPLETE,
+	PFCSIM_EOP_DRVINFO,
+	PFCSIM_EOP_LINK_KSETTINGS,
+	PFCSIM_EOP_SSET_COUNT,
+	PFCSIM_EOP_STRINGS,
+	PFCSIM_EOP_STATS,
+	PFCSIM_EOP_TUNABLE,
+	PFCSIM_EOP_RINGPARAM,
+	PFCSIM_NUM_EOPS,
+};
+
+struct pfcsim_eop_audit {
+	u64 calls[PFCSIM_NUM_EOPS];
+	u64 unbracketed;		/* an op, or complete, outside a pair */
+	u64 absent;			/* ops called while detached */
+	u32 depth;			/* begin() calls not completed */
+};
+
 /* What a driver's ports do; knobs not named are 0. */
 struct pfcsim_profile {
 	const char *name;		/* written to "profile" */
@@ -188,6 +212,7 @@ struct pfcsim_port {
 	/* in pfcsim_profiles[], or CUSTOM; get_drvinfo reads it locklessly */
 	int profile;
 	u64 calls[PFCSIM_NUM_CALLS];
+	struct pfcsim_eop_audit eop;
 	struct pfcsim_snap pub;		/* the copy reported, if any */
 	unsigned long pub_next;		/* jiffies: next copy is due */
 	ktime_t bounce_until;		/* carrier down until then */
@@ -297,6 +322,7 @@ extern const struct net_device_ops pfcsim_netdev_ops;
 
 /* ethtool.c, dcbnl.c */
 extern const struct ethtool_ops pfcsim_ethtool_ops;
+extern const char * const pfcsim_eop_names[PFCSIM_NUM_EOPS];
 extern const struct dcbnl_rtnl_ops pfcsim_dcbnl_ops;
 
 /* debugfs.c: /sys/kernel/debug/pfcsim/ (main.c creates and removes it). */

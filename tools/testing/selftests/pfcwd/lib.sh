@@ -353,6 +353,23 @@ pfcsim_del() {
 	echo "$1" > $PFCSIM_DFS/del_port || fail "cannot delete pfcsim port $1"
 }
 
+# pfcsim_eop DEV FIELD: one field of DEV's pfcsim ethtool_calls (an op,
+# unbracketed or absent), or with FIELD "ops" the calls of all ops summed.
+pfcsim_eop() {
+	local f n=0 i
+
+	read -r -a f < "$PFCSIM_DFS/$1/ethtool_calls" || fail "no ethtool_calls on $1"
+	for ((i = 0; i < ${#f[@]} - 1; i += 2)); do
+		if [ "$2" = ops ]; then
+			[[ ${f[i]} = unbracketed || ${f[i]} = absent ]] || n=$((n + f[i + 1]))
+		elif [ "${f[i]}" = "$2" ]; then
+			echo "${f[i + 1]}"
+			return 0
+		fi
+	done
+	[ "$2" = ops ] && echo "$n" || echo missing
+}
+
 # Value of one ethtool -S counter.
 ethtool_stat() {
 	local k v rest found=
