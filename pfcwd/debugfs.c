@@ -23,6 +23,10 @@
  * detection/restoration; flush_breaks: flushes of the priority's queued
  * packets that stopped at their budget to let other work run,
  * net_sched/sch_pfcwd_band.c)
+ *   DEV device present B absent_polls N
+ * (present: the device was present, netif_device_present(), at the last
+ * poll; absent_polls: the polls that found it not present and called no
+ * driver op, ethtool_call.c)
  * and, for a port with software PFC, its "DEV swpfc" and "DEV swprio P"
  * lines (swpfc.c).
  *
@@ -136,6 +140,9 @@ static int pfcwd_debugfs_ports_show(struct seq_file *m, void *v)
 	list_for_each_entry(port, &pfcwd_ports, node) {
 		mutex_lock(&port->lock);
 		pfcwd_debugfs_port(m, port);
+		seq_printf(m, "%s device present %d absent_polls %llu\n",
+			   port->name, !READ_ONCE(port->absent),
+			   READ_ONCE(port->absent_polls));
 		pfcwd_swpfc_debugfs(m, port);
 		mutex_unlock(&port->lock);
 	}

@@ -13,6 +13,7 @@
  * PFCWD_ECTR_LOOKUP_NS (a driver may list them later).  A
  * forced refresh (source.c) has read all of them already in the same
  * poll: its buffer, port->refresh_stats, is used instead of a second read.
+ * The driver is called as the ethtool core calls it (ethtool_call.c).
  *
  * Context: process, RTNL held; port->ectr belongs to the poller (idx and
  * dur_name read with READ_ONCE for display).
@@ -114,6 +115,53 @@ static void pfcwd_ectr_lookup(struct pfcwd_port *port, int n, u64 now)
 	kvfree(names);
 }
 
+/* The statistics buffer for @n counters (port->refresh_stats); NULL. */
+static struct ethtool_stats *pfcwd_ectr_buf(struct pfcwd_port *port, int n)
+{
+	struct ethtool_stats *st = port->refresh_stats;
+
+	if (st && st->n_stats == n)
+		return st;
+	kvfree(st);
+	port->refresh_stats = NULL;
+	st = kvzalloc(struct_size(st, data, n), GFP_KERNEL);
+	if (!st)
+		return NULL;
+	st->n_stats = n;
+	port->refresh_stats = st;
+	return st;
+}
+
+/*
+ * pfcwd_ectr_fetch() between pfcwd_ethtool_begin() and complete(): the
+ * same, with the driver's ops known to be there.
+ */
+static const u64 *pfcwd_ectr_read(struct pfcwd_port *port, u64 now,
+				  bool forced, u32 want)
+{
+	const struct ethtool_ops *ops = port->dev->ethtool_ops;
+	struct pfcwd_ectrs *e = &port->ectr;
+	struct ethtool_stats *st;
+	int n;
+
+	n = forced ? port->refresh_stats->n_stats :
+		     ops->get_sset_count(port->dev, ETH_SS_STATS);
+	if (n <= 0 || n > PFCWD_ETHTOOL_STATS_MAX)
+		return NULL;
+	if (n != e->n_stats ||
+	    (!e->found && now - e->looked_at >= PFCWD_ECTR_LOOKUP_NS))
+		pfcwd_ectr_lookup(port, n, now);
+	if (!(e->found & want))
+		return NULL;
+	if (forced)
+		return port->refresh_stats->data;
+	st = pfcwd_ectr_buf(port, n);
+	if (!st)
+		return NULL;
+	ops->get_ethtool_stats(port->dev, st, st->data);
+	return st->data;
+}
+
 /**
  * pfcwd_ectr_fetch - the driver's statistics, with the named ones found
  * @port: the port; RTNL held, poller
@@ -129,44 +177,27 @@ const u64 *pfcwd_ectr_fetch(struct pfcwd_port *port, u64 now, bool forced,
 			    u32 want)
 {
 	const struct ethtool_ops *ops = port->dev->ethtool_ops;
-	struct ethtool_stats *st = port->refresh_stats;
 	struct pfcwd_ectrs *e = &port->ectr;
-	int n;
+	const u64 *data;
 
 	ASSERT_RTNL();
 	if (!ops || !ops->get_sset_count || !ops->get_strings ||
 	    !ops->get_ethtool_stats)
 		return NULL;
-	forced = forced && st;
-	if (forced) {
-		n = st->n_stats;
-	} else {
-		/* None found lately: not even the count, until it is time. */
-		if (!e->found && e->looked_at &&
-		    now - e->looked_at < PFCWD_ECTR_LOOKUP_NS)
-			return NULL;
-		n = ops->get_sset_count(port->dev, ETH_SS_STATS);
-		if (n <= 0 || n > PFCWD_ETHTOOL_STATS_MAX)
-			return NULL;
-	}
-	if (n != e->n_stats ||
-	    (!e->found && now - e->looked_at >= PFCWD_ECTR_LOOKUP_NS))
-		pfcwd_ectr_lookup(port, n, now);
-	if (!(e->found & want))
+	forced = forced && port->refresh_stats;
+	/* None found lately: not even the count, until it is time. */
+	if (!forced && !e->found && e->looked_at &&
+	    now - e->looked_at < PFCWD_ECTR_LOOKUP_NS)
 		return NULL;
-	if (forced)
-		return st->data;
-	if (!st || st->n_stats != n) {
-		kvfree(st);
-		port->refresh_stats = NULL;
-		st = kvzalloc(struct_size(st, data, n), GFP_KERNEL);
-		if (!st)
-			return NULL;
-		st->n_stats = n;
-		port->refresh_stats = st;
-	}
-	ops->get_ethtool_stats(port->dev, st, st->data);
-	return st->data;
+	/* Read by this poll, in the layout looked up: no call at all. */
+	if (forced && port->refresh_stats->n_stats == e->n_stats &&
+	    (e->found || now - e->looked_at < PFCWD_ECTR_LOOKUP_NS))
+		return e->found & want ? port->refresh_stats->data : NULL;
+	if (pfcwd_ethtool_begin(port->dev))
+		return NULL;
+	data = pfcwd_ectr_read(port, now, forced, want);
+	pfcwd_ethtool_complete(port->dev);
+	return data;
 }
 
 /* At port creation: nothing found yet. */

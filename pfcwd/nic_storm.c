@@ -174,7 +174,8 @@ u64 pfcwd_nic_storm_due(const struct pfcwd_port *port)
  * @port: the port; RTNL held
  * @ms: set to the timeout, 0 if off
  *
- * Return: 0, or -EOPNOTSUPP if the driver has no such tunable.
+ * Return: 0, or -EOPNOTSUPP if the driver has no such tunable, -ENODEV if
+ * the device is not present.
  */
 int pfcwd_nic_prevention_ms(const struct pfcwd_port *port, u32 *ms)
 {
@@ -191,7 +192,11 @@ int pfcwd_nic_prevention_ms(const struct pfcwd_port *port, u32 *ms)
 	ASSERT_RTNL();
 	if (port->dead || !ops || !ops->get_tunable)
 		return -EOPNOTSUPP;
+	err = pfcwd_ethtool_begin(port->dev);
+	if (err)
+		return err;
 	err = ops->get_tunable(port->dev, &tuna, &v);
+	pfcwd_ethtool_complete(port->dev);
 	if (err)
 		return err;
 	*ms = v;

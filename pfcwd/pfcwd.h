@@ -419,6 +419,8 @@ struct pfcwd_port {
 	struct ethtool_stats *refresh_stats;	/* forced refreshes; RTNL */
 	struct pfcwd_ectrs ectr;
 	struct pfcwd_nic nic;
+	bool absent;			/* poller: device not present */
+	u64 absent_polls;		/* polls that found it so (READ_ONCE) */
 
 	/*
 	 * Transmit stalls (txq_stall.c): the watched priorities the signal
@@ -539,6 +541,11 @@ void pfcwd_source_refresh(const struct pfcwd_port *port, u64 *period,
 void pfcwd_source_free(struct pfcwd_port *port);
 void pfcwd_source_read_durations(struct pfcwd_port *port,
 				 struct pfcwd_counters *c);
+
+/* ethtool_call.c: driver ethtool ops called as the ethtool core does */
+int pfcwd_ethtool_begin(struct net_device *dev);
+void pfcwd_ethtool_complete(struct net_device *dev);
+bool pfcwd_port_absent(struct pfcwd_port *port);
 
 /* ethtool_ctr.c */
 void pfcwd_ectr_init(struct pfcwd_port *port);

@@ -228,6 +228,14 @@ static void pfcwd_poll_port(struct pfcwd_port *port)
 		pfcwd_poll_schedule(port, 0, U64_MAX);
 		return;
 	}
+	/* Not present (a reset): no driver call; looked at again when quiet. */
+	if (pfcwd_port_absent(port)) {
+		rtnl_unlock();
+		next = ktime_get_ns();
+		deadline = pfcwd_poll_quiet_next(next, pfcwd_poll_quiet_ns());
+		pfcwd_poll_schedule(port, next, deadline);
+		return;
+	}
 	/*
 	 * A stall check, unless the poll was asked for at once (due 0) or
 	 * the link changed.

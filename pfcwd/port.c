@@ -5,7 +5,8 @@
  * The reference count (pfcwd_port_get()/put(): the memory goes with the
  * last reference, after an RCU grace period), the list and hash of ports
  * (pfcwd_port_link() and unlink()) and the link as read from the device.
- * The bottom of the port layers: this file calls nothing of pfcwd's.
+ * The bottom of the port layers: this file calls nothing of pfcwd's but
+ * the ethtool call guards (ethtool_call.c), which call nothing either.
  * Creating, linking and removing a port is lifecycle.c's; the port as the
  * state machines see it (the link applied, the configuration in force)
  * is port_cfg.c's; both are above this file.
@@ -85,9 +86,11 @@ void pfcwd_port_put(struct pfcwd_port *port)
  * threshold (half), at @speed Mb/s, in frames of the MTU with their
  * Ethernet, VLAN and wire overhead: how long before a queue stops sending
  * the link may still have been sending from its ring (txq_stall.c).  A
- * driver that does not say gets 4096 descriptors.  RTNL held.
+ * driver that does not say gets 4096 descriptors.  RTNL held, between
+ * pfcwd_ethtool_begin() and complete() if @present.
  */
-static u64 pfcwd_port_ring_drain_ns(struct pfcwd_port *port, u32 speed)
+static u64 pfcwd_port_ring_drain_ns(struct pfcwd_port *port, u32 speed,
+				    bool present)
 {
 	const struct ethtool_ops *ops = port->dev->ethtool_ops;
 	struct kernel_ethtool_ringparam kring = {};
@@ -95,7 +98,7 @@ static u64 pfcwd_port_ring_drain_ns(struct pfcwd_port *port, u32 speed)
 	u64 frame_bits;
 
 	ring.tx_pending = 4096;
-	if (ops && ops->get_ringparam)
+	if (present && ops->get_ringparam)
 		ops->get_ringparam(port->dev, &ring, &kring, NULL);
 	if (!ring.tx_pending)
 		return 0;
@@ -106,17 +109,20 @@ static u64 pfcwd_port_ring_drain_ns(struct pfcwd_port *port, u32 speed)
 }
 
 /*
- * The link, from the device (driver calls), and what the notifier saw of
- * it since the last read: RTNL held, never port->lock.  Also for a port
- * being created (lifecycle.c), which has no event to read yet.
+ * The link, from the device (driver calls, as the ethtool core makes
+ * them), and what the notifier saw of it since the last read: RTNL held,
+ * never port->lock.  Also for a port being created (lifecycle.c), which
+ * has no event to read yet.  A device not present (only at creation: the
+ * poller leaves those alone) gets the defaults.
  */
 void pfcwd_port_read_link(struct pfcwd_port *port, struct pfcwd_link *link)
 {
+	bool present = !pfcwd_ethtool_begin(port->dev);
 	struct ethtool_link_ksettings ks;
 	u32 speed = SPEED_10000;
 
 	ASSERT_RTNL();
-	if (!__ethtool_get_link_ksettings(port->dev, &ks) &&
+	if (present && !__ethtool_get_link_ksettings(port->dev, &ks) &&
 	    ks.base.speed != SPEED_UNKNOWN && ks.base.speed)
 		speed = ks.base.speed;
 	link->speed = speed;
@@ -125,7 +131,10 @@ void pfcwd_port_read_link(struct pfcwd_port *port, struct pfcwd_link *link)
 	port->link_lost_at = 0;
 	port->link_dirty = false;
 	port->link_was_up = link->up;
-	WRITE_ONCE(port->txq_drain_ns, pfcwd_port_ring_drain_ns(port, speed));
+	WRITE_ONCE(port->txq_drain_ns,
+		   pfcwd_port_ring_drain_ns(port, speed, present));
+	if (present)
+		pfcwd_ethtool_complete(port->dev);
 }
 
 /**

@@ -114,6 +114,8 @@ const struct pfcwd_profile *pfcwd_profile_find(const char *driver)
 /**
  * pfcwd_profile_probe - match @port's device against the table
  * @port: the port; RTNL held, at creation
+ *
+ * A device not present then (a reset) cannot say: the generic profile.
  */
 void pfcwd_profile_probe(struct pfcwd_port *port)
 {
@@ -122,8 +124,10 @@ void pfcwd_profile_probe(struct pfcwd_port *port)
 	const char *driver = NULL;
 
 	ASSERT_RTNL();
-	if (dev->ethtool_ops && dev->ethtool_ops->get_drvinfo) {
+	if (dev->ethtool_ops && dev->ethtool_ops->get_drvinfo &&
+	    !pfcwd_ethtool_begin(dev)) {
 		dev->ethtool_ops->get_drvinfo(dev, &info);
+		pfcwd_ethtool_complete(dev);
 		driver = info.driver;
 	}
 	port->profile = pfcwd_profile_find(driver);

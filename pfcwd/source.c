@@ -183,17 +183,18 @@ static bool pfcwd_source_force(struct pfcwd_port *port, u64 now)
 	u64 t;
 	int n;
 
-	if (!ops || !ops->get_sset_count || !ops->get_ethtool_stats)
+	if (!ops || !ops->get_sset_count || !ops->get_ethtool_stats ||
+	    pfcwd_ethtool_begin(port->dev))
 		return false;
 	n = ops->get_sset_count(port->dev, ETH_SS_STATS);
 	if (n <= 0 || n > PFCWD_ETHTOOL_STATS_MAX)
-		return false;
+		goto fail;
 	if (!st || st->n_stats != n) {
 		kvfree(st);
 		port->refresh_stats = NULL;
 		st = kvzalloc(struct_size(st, data, n), GFP_KERNEL);
 		if (!st)
-			return false;
+			goto fail;
 		st->n_stats = n;
 		port->refresh_stats = st;
 	}
@@ -201,10 +202,14 @@ static bool pfcwd_source_force(struct pfcwd_port *port, u64 now)
 	ops->get_ethtool_stats(port->dev, st, st->data);
 	/* The driver read each counter somewhere within the call. */
 	port->forced_end = ktime_get_ns();
+	pfcwd_ethtool_complete(port->dev);
 	port->forced_span = port->forced_end - t;
 	WRITE_ONCE(port->forced, port->forced + 1);
 	port->last_forced = now;
 	return true;
+fail:
+	pfcwd_ethtool_complete(port->dev);
+	return false;
 }
 
 /* At teardown, RTNL held: the poller no longer reads the port. */
@@ -718,11 +723,11 @@ unsigned int pfcwd_source_prio_packets(struct pfcwd_port *port,
 
 	ASSERT_RTNL();
 	if (!ops || !ops->get_sset_count || !ops->get_strings ||
-	    !ops->get_ethtool_stats)
+	    !ops->get_ethtool_stats || pfcwd_ethtool_begin(port->dev))
 		return 0;
 	n = ops->get_sset_count(port->dev, ETH_SS_STATS);
 	if (n <= 0 || n > PFCWD_ETHTOOL_STATS_MAX)
-		return 0;
+		goto done;
 	names = kvcalloc(n, ETH_GSTRING_LEN, GFP_KERNEL);
 	stats = kvzalloc(struct_size(stats, data, n), GFP_KERNEL);
 	if (!names || !stats)
@@ -752,6 +757,8 @@ unsigned int pfcwd_source_prio_packets(struct pfcwd_port *port,
 out:
 	kvfree(names);
 	kvfree(stats);
+done:
+	pfcwd_ethtool_complete(port->dev);
 	return found;
 }
 

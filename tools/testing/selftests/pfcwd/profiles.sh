@@ -714,6 +714,53 @@ test_pause_duration_live() {
 		fail "$reads duration reads in $busy_ms ms, wanted $((busy_ms / 20))..$((busy_ms / 10 + 20))"
 }
 
+# A device detached for a reset (pfcsim's detach: netif_device_detach())
+# gets no driver call from pfcwd - not from the poller (ethtool nor dcbnl),
+# not from port-get - and full service once attached again; every ethtool
+# op pfcwd calls is inside begin/complete, as the ethtool core calls them.
+test_detached() {
+	local a b g n v
+
+	reset_all
+	profiled_port pd mlx5
+	sleep 1
+	[ "$(pfcsim_eop pd stats)" -gt 0 ] || fail "no statistics read by the poller in 1 s"
+	expect_eq "$(pfcsim_eop pd unbracketed)" 0 "ethtool ops outside begin/complete"
+	sim pd detach 1
+	expect_eq "$(simget pd detach)" 1 "detached"
+	a=$(pfcsim_eop pd ops)
+	g=$(simget pd getpfc_calls)
+	"$PFCWD" show dev pd > /dev/null || fail "pfcwd show of a detached port"
+	"$PFCWD" stats > /dev/null || fail "pfcwd stats (a dump) with a detached port"
+	sleep 1
+	b=$(pfcsim_eop pd ops)
+	expect_eq "$b" "$a" "ethtool calls in 1 s detached"
+	expect_eq "$(simget pd getpfc_calls)" "$g" "getpfc calls in 1 s detached"
+	expect_eq "$(pfcsim_eop pd absent)" 0 "calls on the detached device"
+	_dbg_field_v v "pd device " 2 present
+	expect_eq "$v" 0 "pfcwd's debugfs: not present"
+	# Looked at every quiet interval (4 ms): a few hundred times in 1 s.
+	_dbg_field_v n "pd device " 2 absent_polls
+	[ "$n" -ge 10 ] || fail "absent_polls $n after 1 s detached"
+	klog | grep -q "pfcwd: pd: device not present: pfcwd calls no driver op until it is back" ||
+		fail "no log line for the detached device"
+
+	sim pd detach 0
+	sleep 0.5
+	[ "$(pfcsim_eop pd ops)" -gt "$b" ] || fail "no ethtool call in 0.5 s once attached"
+	[ "$(simget pd getpfc_calls)" -gt "$g" ] || fail "no getpfc call in 0.5 s once attached"
+	_dbg_field_v v "pd device " 2 present
+	expect_eq "$v" 1 "pfcwd's debugfs: present again"
+	klog | grep -q "pfcwd: pd: device present again" || fail "no log line for the device back"
+	# Full service: a storm is detected and restored.
+	sim pd rx_storm 3
+	wait_stat pd 3 detected 1 3
+	sim pd rx_storm ""
+	wait_stat pd 3 state operational 3
+	expect_eq "$(pfcsim_eop pd unbracketed)/$(pfcsim_eop pd absent)" 0/0 \
+		"ethtool ops outside begin/complete, or on the detached device"
+}
+
 TESTS=(
 	"test_profiles_storms	profiles: every profile's storms in bounds, bursts not detected, no bounce	150"
 	"test_published_periods	profiles: 3 s storms on counters refreshed every 1000/2000 ms (table, learnt, forced)	200"
@@ -736,6 +783,7 @@ TESTS=(
 	"test_pause_duration_live	profiles: live pause durations under mlxsw's name (read while busy only)"
 	"test_nic_prevention	profiles: the NIC's own storm prevention as a generated-storm source"
 	"test_nic_prevention_last_frames	profiles: the NIC's stopped pause matched to its priority when an earlier read counted its last frames"
+	"test_detached	profiles: a detached device gets no driver call (poller, port-get), service once back; ops inside begin/complete"
 )
 
 tap_main "$@"
