@@ -4,13 +4,14 @@
  * (ETH_SS_STATS): the NIC's own storm prevention events (nic_storm.c),
  * under the names mlx5 gives them, the port's frame totals that some
  * drivers publish with their pause counters (bnxt_en's names; the phase
- * counters of source.c), and the per-priority pause durations
- * (source.c), in microseconds, under whichever of the names drivers give
- * them is found (pfcwd_ectr_dur_fmt[]).  The layout of the statistics
+ * counters of source.c), the per-priority pause durations (source.c),
+ * in microseconds, under whichever of the names drivers give them is
+ * found (pfcwd_ectr_dur_fmt[]), and the per-priority packet counters
+ * port-get shows (source.c).  The layout of the statistics
  * may change at run time (mlx5 lists per-priority statistics only for
  * priorities in pfc_en), so the names are looked up again whenever the
- * count changes, and, while none is found, at most every
- * PFCWD_ECTR_LOOKUP_NS (a driver may list them later).  A
+ * count changes, and, while none of those a caller wants is found, at
+ * most every PFCWD_ECTR_LOOKUP_NS (a driver may list them later).  A
  * forced refresh (source.c) has read all of them already in the same
  * poll: its buffer, port->refresh_stats, is used instead of a second read.
  * The driver is called as the ethtool core calls it (ethtool_call.c).
@@ -43,9 +44,14 @@ static const char * const pfcwd_ectr_dur_fmt[PFCWD_ECTR_DUR_NAMES] = {
  * Fills @name with name number @alt of counter @id; false if it has no
  * such name.
  */
+static bool pfcwd_ectr_is_dur(int id)
+{
+	return id >= PFCWD_ECTR_DUR0 && id < PFCWD_ECTR_DUR0 + PFCWD_NUM_PRIO;
+}
+
 static bool pfcwd_ectr_name(int id, int alt, char *name)
 {
-	if (id >= PFCWD_ECTR_DUR0 && id < PFCWD_ECTR_NUM) {
+	if (pfcwd_ectr_is_dur(id)) {
 		if (alt >= PFCWD_ECTR_DUR_NAMES)
 			return false;
 		snprintf(name, ETH_GSTRING_LEN, pfcwd_ectr_dur_fmt[alt],
@@ -54,6 +60,12 @@ static bool pfcwd_ectr_name(int id, int alt, char *name)
 	}
 	if (alt)
 		return false;
+	if (id >= PFCWD_ECTR_TX_PKTS0 && id < PFCWD_ECTR_NUM) {
+		snprintf(name, ETH_GSTRING_LEN, "%cx_prio%d_packets",
+			 id < PFCWD_ECTR_RX_PKTS0 ? 't' : 'r',
+			 (id - PFCWD_ECTR_TX_PKTS0) % PFCWD_NUM_PRIO);
+		return true;
+	}
 	if (id == PFCWD_ECTR_NIC_WARN)
 		strscpy(name, "tx_pause_storm_warning_events", ETH_GSTRING_LEN);
 	else if (id == PFCWD_ECTR_NIC_ERR)
@@ -100,14 +112,14 @@ static void pfcwd_ectr_lookup(struct pfcwd_port *port, int n, u64 now)
 	ops->get_strings(port->dev, ETH_SS_STATS, names);
 	for (id = 0; id < PFCWD_ECTR_NUM; id++) {
 		/* The durations all under one name: the first found. */
-		alt = id >= PFCWD_ECTR_DUR0 && e->dur_name >= 0 ? e->dur_name : 0;
+		alt = pfcwd_ectr_is_dur(id) && e->dur_name >= 0 ? e->dur_name : 0;
 		for (; pfcwd_ectr_name(id, alt, want); alt++) {
 			i = pfcwd_ectr_find(names, n, want);
 			if (i < 0)
 				continue;
 			WRITE_ONCE(e->idx[id], i);
 			e->found |= BIT(id);
-			if (id >= PFCWD_ECTR_DUR0)
+			if (pfcwd_ectr_is_dur(id))
 				WRITE_ONCE(e->dur_name, alt);
 			break;
 		}
@@ -149,7 +161,7 @@ static const u64 *pfcwd_ectr_read(struct pfcwd_port *port, u64 now,
 	if (n <= 0 || n > PFCWD_ETHTOOL_STATS_MAX)
 		return NULL;
 	if (n != e->n_stats ||
-	    (!e->found && now - e->looked_at >= PFCWD_ECTR_LOOKUP_NS))
+	    (!(e->found & want) && now - e->looked_at >= PFCWD_ECTR_LOOKUP_NS))
 		pfcwd_ectr_lookup(port, n, now);
 	if (!(e->found & want))
 		return NULL;
@@ -181,17 +193,18 @@ const u64 *pfcwd_ectr_fetch(struct pfcwd_port *port, u64 now, bool forced,
 	const u64 *data;
 
 	ASSERT_RTNL();
+	BUILD_BUG_ON(PFCWD_ECTR_NUM > 32);
 	if (!ops || !ops->get_sset_count || !ops->get_strings ||
 	    !ops->get_ethtool_stats)
 		return NULL;
 	forced = forced && port->refresh_stats;
-	/* None found lately: not even the count, until it is time. */
-	if (!forced && !e->found && e->looked_at &&
+	/* None wanted found lately: not even the count, until it is time. */
+	if (!forced && !(e->found & want) && e->looked_at &&
 	    now - e->looked_at < PFCWD_ECTR_LOOKUP_NS)
 		return NULL;
 	/* Read by this poll, in the layout looked up: no call at all. */
 	if (forced && port->refresh_stats->n_stats == e->n_stats &&
-	    (e->found || now - e->looked_at < PFCWD_ECTR_LOOKUP_NS))
+	    ((e->found & want) || now - e->looked_at < PFCWD_ECTR_LOOKUP_NS))
 		return e->found & want ? port->refresh_stats->data : NULL;
 	if (pfcwd_ethtool_begin(port->dev))
 		return NULL;
@@ -208,6 +221,8 @@ void pfcwd_ectr_init(struct pfcwd_port *port)
 	for (id = 0; id < PFCWD_ECTR_NUM; id++)
 		port->ectr.idx[id] = -1;
 	port->ectr.dur_name = -1;
+	/* Nor the storm prevention timeout port-get shows (nic_storm.c). */
+	port->nic.shown_ms = -1;
 }
 
 /* The name format of the pause durations found, or NULL (racy, display). */

@@ -12,7 +12,9 @@
  * up in the caller's netns, so a netns sees and changes its own ports only.
  *
  * Locking and context: process context.  pfcwd_nl_dev() and
- * pfcwd_nl_port() need RTNL; the fill functions need RTNL and port->lock.
+ * pfcwd_nl_port() need RTNL; the fill functions need RTNL and port->lock,
+ * and call no driver: what they show of the driver's statistics is what
+ * the poller last read (source.c), since port-get needs no privilege.
  */
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
@@ -253,8 +255,8 @@ int pfcwd_nl_fill_prio(struct sk_buff *skb, struct pfcwd_port *port, int p,
 
 /*
  * The NIC's own storm prevention: its timeout where the driver has the
- * tunable, its events where it has the counters.  RTNL held (the tunable
- * is a driver call).
+ * tunable, its events where it has the counters, as the poller last read
+ * them (no driver call: anyone may ask).
  */
 static int pfcwd_nl_fill_nic(struct sk_buff *skb,
 			     const struct pfcwd_port *port)
@@ -262,7 +264,7 @@ static int pfcwd_nl_fill_nic(struct sk_buff *skb,
 	const struct pfcwd_nic *nic = &port->nic;
 	u32 ms;
 
-	if (!pfcwd_nic_prevention_ms(port, &ms) &&
+	if (!pfcwd_nic_prevention_shown(port, &ms) &&
 	    nla_put_u32(skb, PFCWD_A_PORT_NIC_PREVENTION_MS, ms))
 		return -EMSGSIZE;
 	if (pfcwd_ectr_has(port, PFCWD_ECTR_NIC_WARN) &&
@@ -320,7 +322,8 @@ static int pfcwd_nl_fill_device(struct sk_buff *skb,
  *	every priority
  * @skb: the message
  * @port: the port; RTNL and port->lock held, !port->dead
- * @detail: read the driver's per-priority packet counters too
+ * @detail: the driver's per-priority packet counters too (as the poller
+ *	last read them: no driver call)
  *
  * Return: 0 or -EMSGSIZE.
  */

@@ -27,7 +27,7 @@
  * reported within its timeout + 2 * PFCWD_NIC_READ_NS + a poll.
  *
  * Context: process, RTNL held; the fields in port->nic belong to the
- * poller (counters read with READ_ONCE for display).
+ * poller (counters and shown_ms read with READ_ONCE for display).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -171,7 +171,7 @@ u64 pfcwd_nic_storm_due(const struct pfcwd_port *port)
 
 /**
  * pfcwd_nic_prevention_ms - the NIC's own storm prevention timeout
- * @port: the port; RTNL held
+ * @port: the port; RTNL held, poller (the driver is called)
  * @ms: set to the timeout, 0 if off
  *
  * Return: 0, or -EOPNOTSUPP if the driver has no such tunable, -ENODEV if
@@ -199,6 +199,39 @@ int pfcwd_nic_prevention_ms(const struct pfcwd_port *port, u32 *ms)
 	pfcwd_ethtool_complete(port->dev);
 	if (err)
 		return err;
+	*ms = v;
+	return 0;
+}
+
+/**
+ * pfcwd_nic_prevention_read - the timeout, for port-get to show
+ * @port: the port; RTNL held, poller
+ *
+ * port-get, which anyone may call, shows this copy and calls no driver.
+ */
+void pfcwd_nic_prevention_read(struct pfcwd_port *port)
+{
+	u32 ms;
+
+	if (pfcwd_nic_prevention_ms(port, &ms))
+		WRITE_ONCE(port->nic.shown_ms, -1);
+	else
+		WRITE_ONCE(port->nic.shown_ms, min_t(u32, ms, S32_MAX));
+}
+
+/**
+ * pfcwd_nic_prevention_shown - the timeout as the poller last read it
+ * @port: the port; any context
+ * @ms: set to the timeout, 0 if off
+ *
+ * Return: 0, or -EOPNOTSUPP if the driver has none (or it was not read).
+ */
+int pfcwd_nic_prevention_shown(const struct pfcwd_port *port, u32 *ms)
+{
+	int v = READ_ONCE(port->nic.shown_ms);
+
+	if (v < 0)
+		return -EOPNOTSUPP;
 	*ms = v;
 	return 0;
 }

@@ -8,8 +8,10 @@
  * make a surviving port appear twice or go missing; the dump is flagged
  * NLM_F_DUMP_INTR when the list changed while it ran.
  *
- * Locking and context: process context; RTNL (device names, driver
- * counters), pfcwd_ports_lock for the walk, port->lock for each port.
+ * Locking and context: process context; RTNL (device names),
+ * pfcwd_ports_lock for the walk, port->lock for each port.  No driver is
+ * called: anyone may dump, and what is shown of the driver's statistics
+ * is what the poller last read (source.c).
  */
 #include <linux/rtnetlink.h>
 #include <net/genetlink.h>

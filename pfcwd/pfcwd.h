@@ -280,7 +280,10 @@ enum {
 	PFCWD_ECTR_RX_FRAMES,		/* rx_total_frames (phase counter) */
 	PFCWD_ECTR_TX_FRAMES,		/* tx_total_frames (phase counter) */
 	PFCWD_ECTR_DUR0,		/* priority 0's pause duration (us), ... */
-	PFCWD_ECTR_NUM = PFCWD_ECTR_DUR0 + PFCWD_NUM_PRIO,
+	/* tx_prioP_packets, rx_prioP_packets (mlx5's names), for display */
+	PFCWD_ECTR_TX_PKTS0 = PFCWD_ECTR_DUR0 + PFCWD_NUM_PRIO,
+	PFCWD_ECTR_RX_PKTS0 = PFCWD_ECTR_TX_PKTS0 + PFCWD_NUM_PRIO,
+	PFCWD_ECTR_NUM = PFCWD_ECTR_RX_PKTS0 + PFCWD_NUM_PRIO,
 };
 
 /* The names drivers give the pause durations (ethtool_ctr.c). */
@@ -303,6 +306,7 @@ struct pfcwd_nic {
 	u64 rose_at[PFCWD_NUM_PRIO];	/* last read they had risen at, ns */
 	u64 read_at;			/* ns */
 	u64 warnings, errors;		/* events seen; READ_ONCE elsewhere */
+	int shown_ms;			/* the tunable as last read; -1: none */
 };
 
 /* The link as a netdevice event left it (port.c). */
@@ -421,6 +425,14 @@ struct pfcwd_port {
 	struct pfcwd_nic nic;
 	bool absent;			/* poller: device not present */
 	u64 absent_polls;		/* polls that found it so (READ_ONCE) */
+	/*
+	 * What port-get shows of the driver's statistics, as the poller last
+	 * read them (source.c): under port->lock, but shown_at (poller).
+	 */
+	u64 shown_at;			/* poller: last read, ns */
+	u8 shown_pkts;			/* PFCWD_PKTS_* found */
+	u64 shown_tx[PFCWD_NUM_PRIO];	/* tx_prioP_packets */
+	u64 shown_rx[PFCWD_NUM_PRIO];	/* rx_prioP_packets */
 
 	/*
 	 * Transmit stalls (txq_stall.c): the watched priorities the signal
@@ -552,7 +564,8 @@ void pfcwd_ectr_init(struct pfcwd_port *port);
 const u64 *pfcwd_ectr_fetch(struct pfcwd_port *port, u64 now, bool forced,
 			    u32 want);
 #define PFCWD_ECTR_NIC_MASK	(BIT(PFCWD_ECTR_NIC_WARN) | BIT(PFCWD_ECTR_NIC_ERR))
-#define PFCWD_ECTR_DUR_MASK	GENMASK(PFCWD_ECTR_NUM - 1, PFCWD_ECTR_DUR0)
+#define PFCWD_ECTR_DUR_MASK	GENMASK(PFCWD_ECTR_TX_PKTS0 - 1, PFCWD_ECTR_DUR0)
+#define PFCWD_ECTR_PKTS_MASK	GENMASK(PFCWD_ECTR_NUM - 1, PFCWD_ECTR_TX_PKTS0)
 #define PFCWD_ECTR_PHASE_MASK	(BIT(PFCWD_ECTR_RX_FRAMES) | BIT(PFCWD_ECTR_TX_FRAMES))
 bool pfcwd_ectr_has(const struct pfcwd_port *port, int id);
 const char *pfcwd_ectr_dur_name(const struct pfcwd_port *port);
@@ -560,6 +573,8 @@ const char *pfcwd_ectr_dur_name(const struct pfcwd_port *port);
 /* nic_storm.c */
 bool pfcwd_nic_storm_read(struct pfcwd_port *port, struct pfcwd_counters *c);
 int pfcwd_nic_prevention_ms(const struct pfcwd_port *port, u32 *ms);
+void pfcwd_nic_prevention_read(struct pfcwd_port *port);
+int pfcwd_nic_prevention_shown(const struct pfcwd_port *port, u32 *ms);
 u64 pfcwd_nic_storm_due(const struct pfcwd_port *port);
 
 /* txq_stall.c: transmit stalls, read from the TX queues */
@@ -596,7 +611,7 @@ void pfcwd_push_history(struct pfcwd_port *port, int prio, u64 now,
 #define PFCWD_PKTS_TX		0x1
 #define PFCWD_PKTS_RX		0x2
 #define PFCWD_ETHTOOL_STATS_MAX	65536	/* beyond this, do not look */
-unsigned int pfcwd_source_prio_packets(struct pfcwd_port *port,
+unsigned int pfcwd_source_prio_packets(const struct pfcwd_port *port,
 				       u64 *tx, u64 *rx);
 
 /* action.c */

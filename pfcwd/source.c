@@ -66,6 +66,9 @@
 /* Published counters: never two reads closer than this. */
 #define PFCWD_PUB_MIN_GAP_NS	(50 * NSEC_PER_USEC)
 
+/* What port-get shows of the driver's statistics: read at most this often. */
+#define PFCWD_SHOWN_NS		NSEC_PER_SEC
+
 /* Learnt refresh periods: from 20 ms (faster is live enough) to 10 s. */
 #define PFCWD_LEARN_MIN_NS	(20 * NSEC_PER_MSEC)
 #define PFCWD_LEARN_MAX_NS	(10 * NSEC_PER_SEC)
@@ -445,6 +448,53 @@ static bool pfcwd_source_dur_step(struct pfcwd_port *port,
 }
 
 /*
+ * What port-get shows of the driver's statistics - the per-priority packet
+ * counters (tx_prioP_packets and rx_prioP_packets: mlx5's names, which
+ * pfcsim uses too) and the NIC's storm prevention timeout - is read here,
+ * by the poller, and port-get shows the copy: anyone may dump every port,
+ * and that must cost the drivers nothing (on mlx5 a statistics read is a
+ * series of firmware commands).  Read at most every PFCWD_SHOWN_NS, and
+ * the packets also whenever this poll read the statistics anyway (@fresh:
+ * a forced refresh, port->refresh_stats).  RTNL held, poller.
+ */
+static void pfcwd_source_read_shown(struct pfcwd_port *port, u64 now,
+				    bool fresh)
+{
+	bool due = !port->shown_at || now - port->shown_at >= PFCWD_SHOWN_NS;
+	u64 tx[PFCWD_NUM_PRIO] = {}, rx[PFCWD_NUM_PRIO] = {};
+	const int *idx = port->ectr.idx;
+	const u64 *data;
+	u8 found = 0;
+	int p;
+
+	if (!due && !fresh)
+		return;
+	if (due) {
+		port->shown_at = now;
+		pfcwd_nic_prevention_read(port);
+	}
+	data = pfcwd_ectr_fetch(port, now, fresh, PFCWD_ECTR_PKTS_MASK);
+	/* A failed read keeps the last copy; names not there clear it. */
+	if (!data && (port->ectr.found & PFCWD_ECTR_PKTS_MASK))
+		return;
+	for (p = 0; data && p < PFCWD_NUM_PRIO; p++) {
+		if (idx[PFCWD_ECTR_TX_PKTS0 + p] >= 0) {
+			tx[p] = data[idx[PFCWD_ECTR_TX_PKTS0 + p]];
+			found |= PFCWD_PKTS_TX;
+		}
+		if (idx[PFCWD_ECTR_RX_PKTS0 + p] >= 0) {
+			rx[p] = data[idx[PFCWD_ECTR_RX_PKTS0 + p]];
+			found |= PFCWD_PKTS_RX;
+		}
+	}
+	mutex_lock(&port->lock);
+	port->shown_pkts = found;
+	memcpy(port->shown_tx, tx, sizeof(tx));
+	memcpy(port->shown_rx, rx, sizeof(rx));
+	mutex_unlock(&port->lock);
+}
+
+/*
  * Reads the device's PFC counters; RTNL held.  Returns whether any of them
  * moved since the last read (always true for a device without them).
  */
@@ -460,6 +510,7 @@ bool pfcwd_source_read_pfc(struct pfcwd_port *port, struct pfcwd_counters *c)
 	memset(c, 0, sizeof(*c));
 	if (!port->has_dcb) {
 		c->now = ktime_get_ns();
+		pfcwd_source_read_shown(port, c->now, false);
 		return true;
 	}
 	/* A read held back (below) leaves the totals for the next one. */
@@ -472,6 +523,7 @@ bool pfcwd_source_read_pfc(struct pfcwd_port *port, struct pfcwd_counters *c)
 	c->now = ktime_get_ns();
 	c->forced = forced;
 	pfcwd_source_count_read(port, c->now);
+	pfcwd_source_read_shown(port, c->now, forced);
 	if (err) {
 		WRITE_ONCE(port->read_errors, port->read_errors + 1);
 		return true;
@@ -707,59 +759,17 @@ void pfcwd_source_sample(struct pfcwd_port *port, int prio,
 }
 
 /*
- * Per-priority packet counters, for display: the driver's ethtool
- * statistics named "tx_prioP_packets" and "rx_prioP_packets" (mlx5's
- * names, which pfcsim uses too).  RTNL held, process context (allocates).
+ * The per-priority packet counters as the poller last read them, for
+ * port-get; port->lock held.
  * Return: PFCWD_PKTS_TX and/or PFCWD_PKTS_RX for what was found.
  */
-unsigned int pfcwd_source_prio_packets(struct pfcwd_port *port,
+unsigned int pfcwd_source_prio_packets(const struct pfcwd_port *port,
 				       u64 *tx, u64 *rx)
 {
-	const struct ethtool_ops *ops = port->dev->ethtool_ops;
-	struct ethtool_stats *stats;
-	unsigned int found = 0;
-	int n, i, p;
-	u8 *names;
-
-	ASSERT_RTNL();
-	if (!ops || !ops->get_sset_count || !ops->get_strings ||
-	    !ops->get_ethtool_stats || pfcwd_ethtool_begin(port->dev))
-		return 0;
-	n = ops->get_sset_count(port->dev, ETH_SS_STATS);
-	if (n <= 0 || n > PFCWD_ETHTOOL_STATS_MAX)
-		goto done;
-	names = kvcalloc(n, ETH_GSTRING_LEN, GFP_KERNEL);
-	stats = kvzalloc(struct_size(stats, data, n), GFP_KERNEL);
-	if (!names || !stats)
-		goto out;
-	stats->n_stats = n;
-	ops->get_strings(port->dev, ETH_SS_STATS, names);
-	ops->get_ethtool_stats(port->dev, stats, stats->data);
-	for (i = 0; i < n; i++) {
-		const char *name = names + i * ETH_GSTRING_LEN;
-
-		/* exactly "tx_prioP_packets" or "rx_prioP_packets" */
-		if (strnlen(name, ETH_GSTRING_LEN) != 16 ||
-		    (strncmp(name, "tx", 2) && strncmp(name, "rx", 2)) ||
-		    strncmp(name + 2, "_prio", 5) || name[7] < '0' ||
-		    name[7] >= '0' + PFCWD_NUM_PRIO ||
-		    strcmp(name + 8, "_packets"))
-			continue;
-		p = name[7] - '0';
-		if (name[0] == 't') {
-			tx[p] = stats->data[i];
-			found |= PFCWD_PKTS_TX;
-		} else {
-			rx[p] = stats->data[i];
-			found |= PFCWD_PKTS_RX;
-		}
-	}
-out:
-	kvfree(names);
-	kvfree(stats);
-done:
-	pfcwd_ethtool_complete(port->dev);
-	return found;
+	lockdep_assert_held(&port->lock);
+	memcpy(tx, port->shown_tx, sizeof(port->shown_tx));
+	memcpy(rx, port->shown_rx, sizeof(port->shown_rx));
+	return port->shown_pkts;
 }
 
 /*

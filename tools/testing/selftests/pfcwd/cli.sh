@@ -171,6 +171,9 @@ test_stats_storm() {
 	qdisc_port sw1
 	"$PFCWD" set dev sw1 detect 100 restore 100 || fail "set"
 	"$PFCWD_PKT" send sw1 3 5 >/dev/null || fail "send"
+	# port-get shows the packet counters the poller last read (within a
+	# second, plus its load margin).
+	cli_wait sw1 3 tx_packets 5 2
 	expect_eq "$(prio_val sw1 3 tx_packets)" "$(ethtool_stat sw1 tx_prio3_packets)" "tx ok vs ethtool"
 	expect_eq "$(prio_val sw1 3 tx_packets)" 5 "tx ok"
 	expect_eq "$(prio_val sw1 3 rx_packets)" "$(ethtool_stat sw1 rx_prio3_packets)" "rx ok vs ethtool"

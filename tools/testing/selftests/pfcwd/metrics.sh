@@ -149,6 +149,9 @@ test_metrics_storm() {
 	"$PFCWD" set dev sw1 detect 100 restore 100 || fail "set"
 	"$PFCWD_PKT" send sw1 3 5 >/dev/null || fail "send"
 	local m t0 t1 ts s
+	# port-get shows the packet counters the poller last read (within a
+	# second, plus its load margin).
+	cli_wait sw1 3 tx_packets 5 2
 
 	m=$("$PFCWD" metrics) || fail "metrics"
 	promcheck quiet "$m"

@@ -25,6 +25,18 @@ nlget() {
 
 knob() { readf "/sys/class/net/$1/pfcwd/$2"; }
 
+# Waits up to $4 s for nlget $1 $2 to be $3.
+wait_nl() {
+	local i v
+
+	for ((i = 0; i < $4 * 20; i++)); do
+		v=$(nlget "$1" "$2")
+		[ "$v" = "$3" ] && return 0
+		sleep 0.05
+	done
+	fail "$1: $2 is '$v', wanted '$3' within $4 s"
+}
+
 sim() {
 	echo "$3" > "$PFCSIM_DFS/$1/$2" || fail "cannot write pfcsim $1/$2: $3"
 }
@@ -58,6 +70,8 @@ test_get_dump() {
 	expect_eq "$(echo "$j" | jq -c '[.prio[] | .state] | unique')" "[0]" "all operational"
 	# pfcsim has mlx5-style per-priority counters: they are reported.
 	"$PFCWD_PKT" send sw1 5 7 >/dev/null || fail "send"
+	# As the poller read them: within a second and its load margin.
+	wait_nl sw1 '.prio[5].tx_packets' 7 2
 	j=$($GENL get sw1)
 	expect_eq "$(echo "$j" | jq '.prio[5].tx_packets')" "$(ethtool_stat sw1 tx_prio5_packets)" "tx_packets vs ethtool"
 	expect_eq "$(echo "$j" | jq '.prio[5].tx_packets')" 7 "tx_packets"
@@ -372,6 +386,42 @@ test_unprivileged() {
 	expect_eq "$(snapshot)" "$before" "nothing changed"
 }
 
+# port-get needs no privilege, so it must cost the driver nothing: 100
+# dumps by an unprivileged user make no ethtool call on a pfcsim port
+# whose poller is idle (the port disabled: the poller leaves it alone),
+# as a quiet window as long before shows.  Before, each dump read the
+# port's statistics: get_sset_count, get_strings, get_ethtool_stats and
+# get_tunable, 400 calls for the 100.
+test_unprivileged_dump_cost() {
+	reset_all
+	pfcsim_new sw1
+	tc qdisc add dev sw1 root pfcwd || fail "tc qdisc add"
+	local nopriv="setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all"
+	local c0 c1 c2 t0 td quiet dumps out
+
+	expect_eq "$($nopriv id -u)" 65534 "setpriv runs as nobody"
+	sleep 1
+	[ "$(pfcsim_eop sw1 ops)" -gt 0 ] || fail "no ethtool call from the poller in 1 s"
+	echo 0 > /sys/class/net/sw1/pfcwd/enabled || fail "disable sw1"
+	sleep 0.5
+	c0=$(pfcsim_eop sw1 ops)
+	t0=$(date +%s%N)
+	out=$($nopriv $GENL_PY dumps 100) || fail "unprivileged dumps: $out"
+	td=$((($(date +%s%N) - t0) / 1000000))
+	c1=$(pfcsim_eop sw1 ops)
+	sleep "$((td / 1000)).$(printf %03d $((td % 1000)))"
+	c2=$(pfcsim_eop sw1 ops)
+	expect_eq "$(echo "$out" | jq -c '[.dumps, .min, .max, .duplicates]')" "[100,1,1,0]" \
+		"100 dumps of the one port"
+	dumps=$((c1 - c0))
+	quiet=$((c2 - c1))
+	log "# ethtool calls: $dumps in $td ms of 100 unprivileged dumps, $quiet in as long after"
+	[ "$dumps" -le "$quiet" ] ||
+		fail "100 unprivileged dumps made $dumps ethtool calls, a quiet window as long $quiet"
+	expect_eq "$(pfcsim_eop sw1 unbracketed)/$(pfcsim_eop sw1 absent)" 0/0 \
+		"every call inside begin/complete, none on a detached device"
+}
+
 test_events() {
 	reset_all
 	pfcsim_new sw1
@@ -510,6 +560,7 @@ TESTS=(
 	"test_netns_move_mid_storm	netlink: a held port moved to another netns mid-storm: undone, watched there"
 	"test_bad_requests	netlink: 32 bad requests refused with errno and message, nothing changed"
 	"test_unprivileged	netlink: without CAP_NET_ADMIN: read yes, change no"
+	"test_unprivileged_dump_cost	netlink: 100 unprivileged dumps make no driver call"
 	"test_events	netlink: storm-detected/restored events with fields and times"
 	"test_stats_clear_restore	netlink: prio-restore of a latched priority; stats-clear one and all"
 	"test_dump_churn	netlink: 1024-port dumps while ports come and go: no duplicates	600"

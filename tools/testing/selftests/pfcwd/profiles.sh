@@ -527,7 +527,7 @@ nic_tout() {
 }
 
 test_nic_prevention() {
-	local d
+	local d i
 
 	reset_all
 	profiled_port pm mlx5
@@ -539,8 +539,13 @@ test_nic_prevention() {
 		nic_tout $d 100 || fail "cannot set pfc-prevention-tout on $d"
 		set_knob $d detection_time_ms 500
 	done
-	# pfcwd looks for the NIC's counters again every second.
+	# pfcwd looks for the NIC's counters again every second, and reads
+	# the timeout it shows as often.
 	sleep 1.3
+	for ((i = 0; i < 20; i++)); do
+		"$PFCWD" show dev pm | grep -q "nic-prevention 100ms" && break
+		sleep 0.1
+	done
 	"$PFCWD" show dev pm | grep -q "nic-prevention 100ms" ||
 		fail "pfcwd show: no nic-prevention: $("$PFCWD" show dev pm)"
 	# The stalled receiver's pause is stopped by the NIC after 100 ms,

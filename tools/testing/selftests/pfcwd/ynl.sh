@@ -166,6 +166,9 @@ test_ynl_get() {
 	echo 150 > /sys/class/net/sw1/pfcwd/detection_time_ms || fail "sysfs"
 	echo 3,4,6 > /sys/class/net/sw1/pfcwd/priorities || fail "sysfs"
 	"$PFCWD_PKT" send sw1 6 5 >/dev/null || fail "send"
+	# port-get shows the packet counters the poller last read (within a
+	# second, plus its load margin).
+	cli_wait sw1 6 tx_packets 5 2
 
 	local ops dump j
 	# "NAME  [ MODE, MODE ]" per operation, modes in no particular order.
