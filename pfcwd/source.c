@@ -44,7 +44,12 @@
  *    counters are followed closely, they move in jumps separated by reads
  *    that saw nothing, each jump holding enough frames to have covered
  *    the whole gap, the gap is its refresh period: the smallest such gap
- *    seen is used from then on (logged).
+ *    seen is used from then on (logged).  Such jumps can also be the
+ *    traffic's shape (XOFF in bursts a period apart), so the period stays
+ *    on trial: every read that sees the counters move is followed by one
+ *    a fine read later, and counters that moved in both (closer than any
+ *    period: live_proven) are live again, for good (logged).  Counters
+ *    proven live are never taken for a copy.
  *
  * Context: pfcwd_source_probe() and the reads run in process context with
  * RTNL held (the raw_* copies and the freshness fields belong to the
@@ -253,8 +258,9 @@ static void pfcwd_source_learn(struct pfcwd_port *port, u64 now, u64 jump)
 	u64 prev = port->pub.last_read, lo, hi, gap;
 	u32 ms;
 
-	if (!port->profile->learn || !port->last_change || !prev ||
-	    prev < port->last_change)
+	/* Counters seen moving twice within the shortest period are live. */
+	if (!port->profile->learn || READ_ONCE(port->live_proven) ||
+	    !port->last_change || !prev || prev < port->last_change)
 		return;
 	/*
 	 * This jump was published after the read before this one, the last
@@ -281,6 +287,21 @@ static void pfcwd_source_learn(struct pfcwd_port *port, u64 now, u64 jump)
 	WRITE_ONCE(port->refresh_learnt, true);
 	pr_notice("%s: PFC counters refresh every %u ms (learnt); storms are seen that late\n",
 		  port->name, ms);
+}
+
+/*
+ * A learnt period proven wrong: the counters moved in two reads closer
+ * than any period (the jumps it was learnt from were the traffic's shape,
+ * bursts a period apart).  Read live again, as before it was learnt.
+ */
+static void pfcwd_source_unlearn(struct pfcwd_port *port, u64 gap)
+{
+	if (!port->refresh_learnt)
+		return;
+	pr_notice("%s: PFC counters moved twice in %llu us: live, not refreshed every %u ms as learnt\n",
+		  port->name, div_u64(gap, NSEC_PER_USEC), port->refresh_ms);
+	WRITE_ONCE(port->refresh_ms, port->profile->refresh_ms);
+	WRITE_ONCE(port->refresh_learnt, false);
 }
 
 /* The pause durations in @data, where found, into @c (us to ns). */
@@ -555,8 +576,10 @@ bool pfcwd_source_read_pfc(struct pfcwd_port *port, struct pfcwd_counters *c)
 	if (moved) {
 		/* Two reads in a row moved, closer than any period learnt. */
 		if (port->last_change && !port->unchanged_reads &&
-		    c->now - port->last_change < PFCWD_LEARN_MIN_NS)
+		    c->now - port->last_change < PFCWD_LEARN_MIN_NS) {
 			WRITE_ONCE(port->live_proven, true);
+			pfcwd_source_unlearn(port, c->now - port->last_change);
+		}
 		for (p = 0; p < PFCWD_NUM_PRIO; p++)
 			jump = max(jump, pfcwd_counter_delta(port->raw_ind[p],
 							     c->indications[p]));
@@ -607,6 +630,14 @@ u64 pfcwd_source_next_read(struct pfcwd_port *port, u64 now, bool busy)
 
 	/* A read held back for its pause durations' step: soon. */
 	if (port->dur_wait_since)
+		return now + fine;
+	/*
+	 * A learnt period is on trial: right after a read that saw the
+	 * counters move, one more, which a publication a period apart cannot
+	 * move but live counters that go on rising do (pfcwd_source_unlearn()).
+	 */
+	if (READ_ONCE(port->refresh_learnt) && !port->unchanged_reads &&
+	    port->last_change == port->pub.last_read)
 		return now + fine;
 	r = (u64)READ_ONCE(port->refresh_ms) * NSEC_PER_MSEC;
 	if (!port->pub.hi)		/* phase unknown: once a period */

@@ -766,6 +766,44 @@ test_detached() {
 		"ethtool ops outside begin/complete, or on the detached device"
 }
 
+# A period learnt from the counters' jumps stays on trial: counters that
+# then move in two reads in a row are live, and the period goes.  pfcsim
+# first publishes every second - what XOFF in bursts a second apart looks
+# like to pfcwd - then its counters go live while the storm goes on.
+test_learnt_period_returns() {
+	local i v r
+
+	reset_all
+	profiled_port pl ideal
+	set_knob pl action alert
+	sim pl stats_period_ms 1000
+	sim pl rx_storm 3
+	for ((i = 0; i < 60; i++)); do
+		portstat_v v pl refresh_learnt
+		[ "$v" = 1 ] && break
+		sleep 0.1
+	done
+	expect_eq "$v" 1 "a period learnt within 6 s"
+	r=$(portstat pl refresh_ms)
+	# A publication late by up to the window (R/8 + 2 fine reads) either
+	# side of the gap, plus the load margin (100 ms).
+	[ "$r" -ge 773 ] && [ "$r" -le 1227 ] || fail "learnt $r ms, not 1000 +- 227"
+	sim pl stats_period_ms 0
+	# The next read is due within R + R/8, the one after it a fine read
+	# later; 3 s with the load margin.
+	for ((i = 0; i < 30; i++)); do
+		portstat_v v pl refresh_learnt
+		[ "$v" = 0 ] && break
+		sleep 0.1
+	done
+	expect_eq "$(portstat pl refresh_learnt)/$(portstat pl refresh_ms)" 0/0 \
+		"live again within 3 s of the counters going live"
+	klog | grep -qE "pfcwd: pl: PFC counters moved twice in [0-9]+ us: live, not refreshed every $r ms as learnt" ||
+		fail "no log line for the period dropped"
+	sim pl rx_storm ""
+	wait_stat pl 3 state operational 3
+}
+
 TESTS=(
 	"test_profiles_storms	profiles: every profile's storms in bounds, bursts not detected, no bounce	150"
 	"test_published_periods	profiles: 3 s storms on counters refreshed every 1000/2000 ms (table, learnt, forced)	200"
@@ -789,6 +827,7 @@ TESTS=(
 	"test_nic_prevention	profiles: the NIC's own storm prevention as a generated-storm source"
 	"test_nic_prevention_last_frames	profiles: the NIC's stopped pause matched to its priority when an earlier read counted its last frames"
 	"test_detached	profiles: a detached device gets no driver call (poller, port-get), service once back; ops inside begin/complete"
+	"test_learnt_period_returns	profiles: a learnt refresh period goes once the counters prove live"
 )
 
 tap_main "$@"
