@@ -46,9 +46,11 @@
  *
  * /sys/kernel/debug/pfcwd/poll: the poller's cost so far,
  *   passes N polls N work_ns N late_ns N quiet_ns N delays N requests N
+ *   apply_delays N apply_delays_done N
  * (delays: poll_delay_us delays taken, below; requests: polls asked for
  * from the datapath when a pause began, at most one per port and quiet
- * interval)
+ * interval; apply_delays, apply_delays_done: apply_delay_us delays begun
+ * and ended, below)
  *
  * /sys/kernel/debug/pfcwd/ingress: ingress hooks of all ports, registered
  * now and ever registered and removed,
@@ -58,6 +60,11 @@
  * sleeps that long (up to 5 s) where a port it found disabled or with its
  * link down is about to be left unscheduled (poll.c), so that a test can
  * race an enable or a link-up with it.
+ *
+ * /sys/kernel/debug/pfcwd/apply_delay_us (rw, tests only, 0): the poller
+ * sleeps that long (up to 5 s) between deciding that a pass starts a
+ * mitigation (a storm detected or generated) and carrying it out
+ * (poll.c), so that a test can make an operator's change come then.
  *
  * Context: process; takes pfcwd_ports_lock, then each port->lock.
  */
@@ -154,14 +161,16 @@ DEFINE_SHOW_ATTRIBUTE(pfcwd_debugfs_ports);
 
 static int pfcwd_debugfs_poll_show(struct seq_file *m, void *v)
 {
-	seq_printf(m, "passes %llu polls %llu work_ns %llu late_ns %llu quiet_ns %llu delays %llu requests %llu\n",
+	seq_printf(m, "passes %llu polls %llu work_ns %llu late_ns %llu quiet_ns %llu delays %llu requests %llu apply_delays %llu apply_delays_done %llu\n",
 		   READ_ONCE(pfcwd_poll_stats.passes),
 		   READ_ONCE(pfcwd_poll_stats.polls),
 		   READ_ONCE(pfcwd_poll_stats.work_ns),
 		   READ_ONCE(pfcwd_poll_stats.late_ns),
 		   pfcwd_poll_quiet_ns(),
 		   READ_ONCE(pfcwd_poll_stats.delays),
-		   READ_ONCE(pfcwd_poll_stats.requests));
+		   READ_ONCE(pfcwd_poll_stats.requests),
+		   READ_ONCE(pfcwd_poll_stats.apply_delays),
+		   READ_ONCE(pfcwd_poll_stats.apply_delays_done));
 	return 0;
 }
 
@@ -191,6 +200,8 @@ void pfcwd_debugfs_init(void)
 			    &pfcwd_debugfs_ingress_fops);
 	debugfs_create_u32("poll_delay_us", 0600, pfcwd_debugfs_dir,
 			   &pfcwd_poll_delay_us);
+	debugfs_create_u32("apply_delay_us", 0600, pfcwd_debugfs_dir,
+			   &pfcwd_poll_apply_delay_us);
 }
 
 void pfcwd_debugfs_exit(void)

@@ -507,11 +507,14 @@ struct pfcwd_poll_stats {
 	u64 late_ns;		/* worst lateness of a poll, recent windows */
 	u64 delays;		/* test delays taken (poll_delay_us) */
 	u64 requests;		/* polls asked for by pfcwd_poll_request() */
+	u64 apply_delays;	/* test delays begun (apply_delay_us) */
+	u64 apply_delays_done;	/* ...and ended */
 };
 
 int pfcwd_poll_init(void);
 void pfcwd_poll_exit(void);
 extern u32 pfcwd_poll_delay_us;
+extern u32 pfcwd_poll_apply_delay_us;
 
 /* poll_req.c: the poller's doorbell and grid, below what asks for a poll */
 /* Ports due this close to now are polled in the same pass. */

@@ -128,6 +128,30 @@ static void pfcwd_poll_test_delay(void)
 }
 
 /*
+ * Test only (debugfs apply_delay_us, 0 by default): holds the poller
+ * between a pass's decision to start a mitigation and carrying it out, so
+ * that a test can make an operator's change come in that window.
+ */
+u32 pfcwd_poll_apply_delay_us;
+
+static void pfcwd_poll_apply_delay(const unsigned int events[PFCWD_NUM_PRIO])
+{
+	u32 us = min(READ_ONCE(pfcwd_poll_apply_delay_us), 5000000U);
+	int p;
+
+	for (p = 0; p < PFCWD_NUM_PRIO; p++)
+		if (events[p] & (PFCWD_EV_DETECTED | PFCWD_EV_TX_STORM))
+			break;
+	if (!us || p == PFCWD_NUM_PRIO)
+		return;
+	WRITE_ONCE(pfcwd_poll_stats.apply_delays,
+		   pfcwd_poll_stats.apply_delays + 1);
+	fsleep(us);
+	WRITE_ONCE(pfcwd_poll_stats.apply_delays_done,
+		   pfcwd_poll_stats.apply_delays_done + 1);
+}
+
+/*
  * The watched priorities of @port stalled in @c whose stall is news to
  * their machine: OPERATIONAL, and not a stall it already refuted.
  */
@@ -345,6 +369,7 @@ sampled:
 	mutex_unlock(&port->lock);
 
 	if (any || retry) {
+		pfcwd_poll_apply_delay(events);
 		rtnl_lock();
 		mutex_lock(&port->lock);
 		if (!port->dead)
