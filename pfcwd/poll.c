@@ -6,8 +6,13 @@
  * time any port is due and does nothing but queue the poll work on an
  * ordered, high-priority workqueue: counters are read in process context
  * because drivers sleep in ieee_getpfc().  The work polls every due port,
- * each read under its own short RTNL hold (never more than one device read
- * per hold, so other RTNL users are not starved), then re-arms the timer.
+ * each under its own short RTNL hold (one port per hold: its read and, if
+ * its machines ask, one pfc_en write, so other RTNL users are not
+ * starved), then re-arms the timer.  In that hold the port is read, then,
+ * under port->lock as well, its state machines run and their events are
+ * carried out (pfc_en, the datapath): an event is applied under the lock
+ * that decided it, so a disable, an unwatch, a restore by hand or a netns
+ * move comes before the decision or after the action, never between.
  *
  * Cadence, per port:
  *  - quiet (no priority paused, stormed or generating pause): every
@@ -33,9 +38,11 @@
  * reported as the granularity: quiet + fine + 2 * worst recent lateness.
  *
  * Context: the timer callback runs in hard irq; everything else in process
- * context.  Only the work touches port->poll_next, port->poll_due, the
- * lateness windows and the stall-check fields (stall_check, full_next,
- * last_c; stall_prios is written under RTNL and port->lock).
+ * context.  A pass takes RTNL, then port->lock, the order of every
+ * operator path (config.c, action.c, lifecycle.c).  Only the work
+ * touches port->poll_next, port->poll_due, the lateness windows and the
+ * stall-check fields (stall_check, full_next, last_c; stall_prios is
+ * written under RTNL and port->lock).
  * port->next_poll is the work's too, except that anyone may set it to 0
  * to ask for a poll at once (pfcwd_report_pause(), swpfc, config changes,
  * link events, restore), with no lock.  So that such a request made while
@@ -129,8 +136,9 @@ static void pfcwd_poll_test_delay(void)
 
 /*
  * Test only (debugfs apply_delay_us, 0 by default): holds the poller
- * between a pass's decision to start a mitigation and carrying it out, so
- * that a test can make an operator's change come in that window.
+ * between a pass's decision to start a mitigation and carrying it out
+ * (RTNL and port->lock held), so that a test can make an operator's
+ * change come in that window.
  */
 u32 pfcwd_poll_apply_delay_us;
 
@@ -233,108 +241,97 @@ static void pfcwd_poll_history(struct pfcwd_prio *pp,
 	pfcwd_hist_pause_follow(&pp->paused_est, since, last, now);
 }
 
-/* Samples one port and acts on the result.  Process context. */
-static void pfcwd_poll_port(struct pfcwd_port *port)
-{
-	unsigned int events[PFCWD_NUM_PRIO] = {};
-	struct pfcwd_storm_config base, scfg;
+/* One pass over one port: what it read and what its machines ask for. */
+struct pfcwd_pass {
 	struct pfcwd_counters c;
-	struct pfcwd_sample s;
 	struct pfcwd_link link;
-	u64 next, deadline = U64_MAX, pfc_due, nic_due;
-	bool busy = false, any = false, retry = false, moved, checked = false;
-	bool relink;
-	int p;
+	unsigned int events[PFCWD_NUM_PRIO];
+	u64 deadline;		/* a machine's or a pfc_en write's next time */
+	u64 nic_due;		/* the NIC's storm prevention's next read */
+	bool relink;		/* a link event came: the machines re-prime */
+	bool checked;		/* a stall check, not a read */
+	bool busy;		/* a machine follows a pause or a storm */
+};
 
-	rtnl_lock();
-	if (port->dead) {
-		rtnl_unlock();
-		pfcwd_poll_schedule(port, 0, U64_MAX);
-		return;
-	}
-	/* Not present (a reset): no driver call; looked at again when quiet. */
-	if (pfcwd_port_absent(port)) {
-		rtnl_unlock();
-		next = ktime_get_ns();
-		deadline = pfcwd_poll_quiet_next(next, pfcwd_poll_quiet_ns());
-		pfcwd_poll_schedule(port, next, deadline);
-		return;
-	}
-	/*
-	 * A stall check, unless the poll was asked for at once (due 0) or
-	 * the link changed.
-	 */
-	if (port->stall_check && port->poll_due && !port->link_dirty &&
-	    port->poll_due + PFCWD_POLL_SLACK_NS < port->full_next) {
-		if (!pfcwd_poll_stall_check(port, &c)) {
-			rtnl_unlock();
-			return;
-		}
-		moved = true;
-		checked = true;
-		relink = false;
-		goto sampled;
-	}
-	/*
-	 * The quiet fast path: a port with nothing to follow whose counters
-	 * did not move, and none of whose queues is stalled, needs neither
-	 * its stats nor its state machines.
-	 */
-	relink = pfcwd_port_link_read(port, &link);
-	moved = pfcwd_source_read_pfc(port, &c);
-	if (pfcwd_source_read_stall(port, &c) & port->cfg.prios)
+/* The counters, the link and the queues, read in full.  RTNL held. */
+static bool pfcwd_poll_read_full(struct pfcwd_port *port,
+				 struct pfcwd_pass *ps)
+{
+	struct pfcwd_counters *c = &ps->c;
+	bool moved;
+
+	ps->relink = pfcwd_port_link_read(port, &ps->link);
+	moved = pfcwd_source_read_pfc(port, c);
+	if (pfcwd_source_read_stall(port, c) & port->cfg.prios)
 		moved = true;
 	/* A link event: the machines re-prime (pfcwd_port_link_apply()). */
-	if (relink)
+	if (ps->relink)
 		moved = true;
-	WRITE_ONCE(port->stall_prios, c.stall_valid & port->cfg.prios);
-	port->last_c = c;
-sampled:
+	WRITE_ONCE(port->stall_prios, c->stall_valid & port->cfg.prios);
+	port->last_c = *c;
+	return moved;
+}
+
+/*
+ * Reads @port for this pass: a stall check, unless the poll was asked for
+ * at once (due 0) or the link changed, or a full read.  RTNL held.
+ * Return: false if the pass ends here, scheduled - the stall check found
+ * nothing new, or the quiet fast path: a port with nothing to follow whose
+ * counters did not move, none of whose queues is stalled, needs neither
+ * its stats nor its machines.
+ */
+static bool pfcwd_poll_read(struct pfcwd_port *port, struct pfcwd_pass *ps)
+{
+	struct pfcwd_counters *c = &ps->c;
+	bool moved = true;
+	u64 next;
+
+	if (port->stall_check && port->poll_due && !port->link_dirty &&
+	    port->poll_due + PFCWD_POLL_SLACK_NS < port->full_next) {
+		if (!pfcwd_poll_stall_check(port, c))
+			return false;
+		ps->checked = true;
+	} else {
+		moved = pfcwd_poll_read_full(port, ps);
+	}
 	/*
 	 * Lateness: from when the poll was due to when the counters were
 	 * read, RTNL wait included.  A poll asked for at once (due 0) has no
 	 * schedule to be late for.
 	 */
-	if (port->poll_due && c.now > port->poll_due)
-		pfcwd_poll_late(c.now, c.now - port->poll_due);
+	if (port->poll_due && c->now > port->poll_due)
+		pfcwd_poll_late(c->now, c->now - port->poll_due);
 	/* The NIC's own storm prevention may report what the counters hide. */
-	if (pfcwd_nic_storm_read(port, &c))
+	if (pfcwd_nic_storm_read(port, c))
 		moved = true;
-	nic_due = pfcwd_nic_storm_due(port);
+	ps->nic_due = pfcwd_nic_storm_due(port);
 	if (!moved && READ_ONCE(port->quiet) && !READ_ONCE(port->push_active)) {
-		rtnl_unlock();
-		next = pfcwd_source_next_read(port, c.now, false);
-		pfcwd_poll_schedule(port, c.now, min(next, nic_due));
-		return;
+		next = pfcwd_source_next_read(port, c->now, false);
+		pfcwd_poll_schedule(port, c->now, min(next, ps->nic_due));
+		return false;
 	}
-	pfcwd_source_read_durations(port, &c);
-	pfcwd_source_read_stats(port, &c);
-	rtnl_unlock();
+	pfcwd_source_read_durations(port, c);
+	pfcwd_source_read_stats(port, c);
+	return true;
+}
 
-	mutex_lock(&port->lock);
-	if (relink)
-		pfcwd_port_link_apply(port, &link);
-	if (!port->cfg.enabled) {
-		WRITE_ONCE(port->quiet, false);
-		mutex_unlock(&port->lock);
-		pfcwd_poll_test_delay();
-		pfcwd_poll_schedule(port, c.now, U64_MAX);
-		return;
-	}
-	if (!port->link_up) {
-		/* Nothing flows: keep the state, re-prime once the link is back. */
-		port->reprime = true;
-		for (p = 0; p < PFCWD_NUM_PRIO; p++)
-			pfcwd_hist_pause_follow(&port->prio[p].paused_est, 0, 0,
-						c.now);
-		WRITE_ONCE(port->quiet, false);
-		mutex_unlock(&port->lock);
-		pfcwd_poll_test_delay();
-		pfcwd_poll_schedule(port, c.now, U64_MAX);
-		return;
-	}
-	if (c.pfc_valid)
-		WRITE_ONCE(port->pfc_en, c.pfc_en);
+/*
+ * Runs the machines of @port's watched priorities on the sample, keeping
+ * their events in @ps.  RTNL and port->lock held.  Return: whether the
+ * actions have work: events, or a pfc_en write whose time has come.
+ */
+static bool pfcwd_poll_machines(struct pfcwd_port *port,
+				struct pfcwd_pass *ps)
+{
+	const struct pfcwd_counters *c = &ps->c;
+	struct pfcwd_storm_config base, scfg;
+	struct pfcwd_sample s;
+	bool any = false;
+	u64 pfc_due;
+	int p;
+
+	if (c->pfc_valid)
+		WRITE_ONCE(port->pfc_en, c->pfc_en);
 	if (READ_ONCE(port->push_active) && !port->push_seen) {
 		/* The source changes from counters to pushed events. */
 		port->push_seen = true;
@@ -349,48 +346,114 @@ sampled:
 		pfcwd_port_prio_config(port, p, &base, &scfg);
 		if (port->reprime)
 			sm->primed = false;
-		pfcwd_source_sample(port, p, &c, &s);
-		events[p] = pfcwd_storm_sample(sm, &scfg, &s);
-		/* The machine's time: a push source may take it after c.now. */
+		pfcwd_source_sample(port, p, c, &s);
+		ps->events[p] = pfcwd_storm_sample(sm, &scfg, &s);
+		/* The machine's time: a push source may take it after c->now. */
 		pfcwd_poll_history(&port->prio[p], &scfg, s.now);
-		any |= events[p] != 0;
-		busy |= pfcwd_storm_busy(sm);
-		deadline = min(deadline, pfcwd_storm_deadline(sm, &scfg));
+		any |= ps->events[p] != 0;
+		ps->busy |= pfcwd_storm_busy(sm);
+		ps->deadline = min(ps->deadline, pfcwd_storm_deadline(sm, &scfg));
 	}
 	port->reprime = false;
 	/* A pfc_en write waiting for its gap: busy until it is made. */
-	pfc_due = pfcwd_action_pfc_due(port, c.now);
-	retry = pfc_due <= c.now;
+	pfc_due = pfcwd_action_pfc_due(port, c->now);
 	if (pfc_due != U64_MAX) {
-		busy = true;
-		deadline = min(deadline, pfc_due);
+		ps->busy = true;
+		ps->deadline = min(ps->deadline, pfc_due);
 	}
-	WRITE_ONCE(port->quiet, !busy && !any);
-	mutex_unlock(&port->lock);
+	WRITE_ONCE(port->quiet, !ps->busy && !any);
+	return any || pfc_due <= c->now;
+}
 
-	if (any || retry) {
-		pfcwd_poll_apply_delay(events);
-		rtnl_lock();
-		mutex_lock(&port->lock);
-		if (!port->dead)
-			pfcwd_action_events(port, events);
+/*
+ * Decides and acts on what was read, in one section under RTNL and
+ * port->lock: no operator's change (a disable, an unwatch, a restore by
+ * hand, a netns move) can come between a machine's event and its action.
+ * Return: false if the port is not to be polled until something asks for
+ * it (disabled, or its link down).
+ */
+static bool pfcwd_poll_decide(struct pfcwd_port *port, struct pfcwd_pass *ps)
+{
+	int p;
+
+	mutex_lock(&port->lock);
+	if (ps->relink)
+		pfcwd_port_link_apply(port, &ps->link);
+	if (port->cfg.enabled && !port->link_up) {
+		/* Nothing flows: keep the state, re-prime once the link is back. */
+		port->reprime = true;
+		for (p = 0; p < PFCWD_NUM_PRIO; p++)
+			pfcwd_hist_pause_follow(&port->prio[p].paused_est, 0, 0,
+						ps->c.now);
+	}
+	if (!port->cfg.enabled || !port->link_up) {
+		WRITE_ONCE(port->quiet, false);
 		mutex_unlock(&port->lock);
-		rtnl_unlock();
+		return false;
 	}
+	if (pfcwd_poll_machines(port, ps)) {
+		pfcwd_poll_apply_delay(ps->events);
+		pfcwd_action_events(port, ps->events);
+	}
+	mutex_unlock(&port->lock);
+	return true;
+}
 
-	next = pfcwd_source_next_read(port, c.now, busy);
+/* When @port is read next, after a pass that got to its machines. */
+static u64 pfcwd_poll_next(struct pfcwd_port *port,
+			   const struct pfcwd_pass *ps)
+{
+	u64 next = pfcwd_source_next_read(port, ps->c.now, ps->busy);
+	u64 deadline = min(ps->deadline, ps->nic_due);
+
 	/*
 	 * A stall check read no counters: it may bring the next read
 	 * forward, never put it off (the read schedule counts from reads;
 	 * counted from checks every quiet interval, a read would not come
 	 * while a stall stands).
 	 */
-	if (checked)
+	if (ps->checked)
 		next = min(next, port->full_next);
-	deadline = min(deadline, nic_due);
 	if (deadline < next)
-		next = max(deadline, c.now + PFCWD_POLL_SLACK_NS);
-	pfcwd_poll_schedule(port, c.now, next);
+		next = max(deadline, ps->c.now + PFCWD_POLL_SLACK_NS);
+	return next;
+}
+
+/*
+ * Samples one port and acts on the result, all under one RTNL hold.
+ * Process context.
+ */
+static void pfcwd_poll_port(struct pfcwd_port *port)
+{
+	struct pfcwd_pass ps = { .deadline = U64_MAX };
+
+	rtnl_lock();
+	if (port->dead) {
+		rtnl_unlock();
+		pfcwd_poll_schedule(port, 0, U64_MAX);
+		return;
+	}
+	/* Not present (a reset): no driver call; looked at again when quiet. */
+	if (pfcwd_port_absent(port)) {
+		u64 now = ktime_get_ns();
+
+		rtnl_unlock();
+		pfcwd_poll_schedule(port, now,
+				    pfcwd_poll_quiet_next(now, pfcwd_poll_quiet_ns()));
+		return;
+	}
+	if (!pfcwd_poll_read(port, &ps)) {
+		rtnl_unlock();
+		return;
+	}
+	if (!pfcwd_poll_decide(port, &ps)) {
+		rtnl_unlock();
+		pfcwd_poll_test_delay();
+		pfcwd_poll_schedule(port, ps.c.now, U64_MAX);
+		return;
+	}
+	rtnl_unlock();
+	pfcwd_poll_schedule(port, ps.c.now, pfcwd_poll_next(port, &ps));
 }
 
 static void pfcwd_poll_work_fn(struct work_struct *work)
