@@ -511,6 +511,18 @@ static void pfcwd_log_restored(struct pfcwd_port *port, int prio,
 		  pp->last_tx_dropped, pp->last_rx_dropped);
 }
 
+/*
+ * May a sample's detection of @prio start a mitigation?  Only for a storm
+ * in progress, on a watched priority of an enabled port: a mitigation
+ * started for anything else is one that nothing ends.  The poller acts in
+ * the section that decided (poll.c), so this is a guard.
+ */
+static bool pfcwd_action_storm_live(const struct pfcwd_port *port, int prio)
+{
+	return port->prio[prio].sm.state != PFCWD_OPERATIONAL &&
+	       port->cfg.enabled && (port->cfg.prios & BIT(prio));
+}
+
 /* Carries out what a sample of @prio produced, pfc_en left to commit. */
 static void pfcwd_action_prio_events(struct pfcwd_port *port, int prio,
 				     unsigned int events)
@@ -518,6 +530,14 @@ static void pfcwd_action_prio_events(struct pfcwd_port *port, int prio,
 	struct pfcwd_prio *pp = &port->prio[prio];
 	const struct pfcwd_storm_stats *st = &pp->sm.stats;
 	int d;
+
+	if ((events & (PFCWD_EV_DETECTED | PFCWD_EV_TX_STORM)) &&
+	    !pfcwd_action_storm_live(port, prio)) {
+		pfcwd_log(port, "prio %d: storm event without a storm in progress, not acted on\n",
+			  prio);
+		events &= ~(PFCWD_EV_DETECTED | PFCWD_EV_TX_STORM |
+			    PFCWD_EV_LATCHED);
+	}
 
 	if (events & PFCWD_EV_RESTORED) {
 		pfcwd_action_undo(port, prio);
