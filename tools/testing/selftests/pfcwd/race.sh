@@ -292,6 +292,132 @@ test_poll_request() {
 	expect_eq "$(pfc_on rc0)" "3 4" "pfc_en after the race"
 }
 
+# Stale events.  debugfs apply_delay_us holds the poller between deciding
+# that a pass starts a mitigation and carrying it out (poll.c); an
+# operator's change comes in that window, and afterwards nothing may be
+# left mitigated without a storm.
+APPLY_DELAY=/sys/kernel/debug/pfcwd/apply_delay_us
+
+# Sets $1 and $2 to the apply_delay_us windows begun and ended.
+apply_windows_v() {
+	local _l _f _i
+
+	mapfile -t _l < /sys/kernel/debug/pfcwd/poll
+	read -r -a _f <<< "${_l[0]}"
+	for ((_i = 0; _i < ${#_f[@]} - 1; _i += 2)); do
+		case ${_f[_i]} in
+		apply_delays) printf -v "$1" %s "${_f[_i + 1]}" ;;
+		apply_delays_done) printf -v "$2" %s "${_f[_i + 1]}" ;;
+		esac
+	done
+}
+
+now_us() { printf -v "$1" %s "${EPOCHREALTIME//[!0-9]/}"; }
+
+# Nothing of priority 3 of rc0 is mitigated, its storm over ($1 says
+# after what): its machine is operational, pfc_en has 3 and 4 back,
+# stormed is empty, no ingress hook is left and the qdisc passes the
+# priority's frames without a drop.
+expect_not_mitigated() {
+	local what=$1 s=/sys/class/net/rc0/pfcwd t end v d0 d1
+
+	wait_stat rc0 3 state operational 3
+	# A put-back waits at most one write gap (100 ms, action.c) after the
+	# pass that restores; 2 s leaves room for emulation.
+	now_us t
+	end=$((t + 2000000))
+	while [ "$(pfc_on rc0)" != "3 4" ] && [ "$t" -lt $end ]; do
+		sleep 0.1
+		now_us t
+	done
+	expect_eq "$(pfc_on rc0)" "3 4" "$what: pfc_en"
+	expect_eq "$(readf $s/stormed)" "" "$what: stormed"
+	portstat_v v rc0 ingress_hook
+	expect_eq "$v" 0 "$what: ingress hook registered"
+	read -r _ d0 _ <<< "$(class_stats rc0 1:4)"
+	expect_eq "$("$PFCWD_PKT" send rc0 3 10)" 10 "$what: prio 3 frames accepted"
+	read -r _ d1 _ <<< "$(class_stats rc0 1:4)"
+	expect_eq "$d1" "$d0" "$what: prio 3 frames dropped by the qdisc"
+}
+
+# One round: priority 3 storms; once the poller is in its window (held
+# $2 us between deciding the detection and carrying it out), operator
+# change $1 comes; then the storm ends and the operator puts the
+# configuration back.  STALE_HITS counts the changes begun inside the
+# window, STALE_INSIDE those that also completed inside it.
+stale_round() {
+	local op=$1 hold=$2 s=/sys/class/net/rc0/pfcwd
+	local b0 b e t tprev tw i begun=no inside=no
+
+	apply_windows_v b0 e
+	[ "$b0" = "$e" ] || fail "$op: a window is still open"
+	echo "$hold" > $APPLY_DELAY
+	now_us tprev
+	echo 3 > $PFCSIM_DFS/rc0/rx_storm
+	for ((i = 0; i < 500; i++)); do
+		now_us t
+		apply_windows_v b e
+		[ "$b" != "$b0" ] && break
+		tprev=$t
+		sleep 0.01
+	done
+	[ "$b" != "$b0" ] || fail "$op: no detection within 5 s"
+	sleep 0.0$((RANDOM % 9))
+	now_us tw
+	# It opened after tprev and lasts at least $hold us.
+	[ "$e" = "$b0" ] && [ $((tw - tprev)) -lt $((hold / 2)) ] && begun=yes
+	case $op in
+	disable) echo 0 > $s/enabled ;;
+	unwatch) echo 4 > $s/priorities ;;
+	restore) echo 3 > $s/restore ;;
+	esac
+	apply_windows_v b e
+	[ "$e" = "$b0" ] && inside=yes
+	[ $begun = yes ] && STALE_HITS=$((STALE_HITS + 1))
+	[ $inside = yes ] && STALE_INSIDE=$((STALE_INSIDE + 1))
+	log "$op, round $3: begun in the poller's window: $begun, completed in it: $inside"
+	echo > $PFCSIM_DFS/rc0/rx_storm
+	echo 0 > $APPLY_DELAY
+	for ((i = 0; i < 500; i++)); do
+		apply_windows_v b e
+		[ "$e" = "$b" ] && break
+		sleep 0.01
+	done
+	[ "$e" = "$b" ] || fail "$op: the poller's window did not close"
+	echo 1 > $s/enabled
+	echo 3,4 > $s/priorities
+	expect_not_mitigated "$op, round $3"
+}
+
+# Operator change $1 in the poller's decision-to-action window, 3 rounds.
+stale_events() {
+	local op=$1 s=/sys/class/net/rc0/pfcwd hold=1000000 r
+
+	# A change may wait the window out (poll.c acts under RTNL and
+	# port->lock); on the debug kernel it and the checks run slower.
+	on_debug_kernel && hold=3000000
+	reset_all pfrace
+	pfcsim_new rc0
+	tc qdisc add dev rc0 root handle 1: pfcwd || fail "qdisc"
+	echo 50 > $s/detection_time_ms
+	echo 20 > $s/restoration_time_ms
+	expect_eq "$(pfc_on rc0)" "3 4" "pfc_en before"
+	STALE_HITS=0 STALE_INSIDE=0
+	for r in 1 2 3; do
+		stale_round "$op" $hold $r
+	done
+	log "$op: $STALE_HITS of 3 begun in the poller's window, $STALE_INSIDE completed in it"
+	[ "$STALE_HITS" -gt 0 ] || fail "$op: no change came in the poller's window: the race did not race"
+	# The actions' guard (action.c) saw no stale event: none was made.
+	klog | grep "not acted on" && fail "$op: a stale event reached the actions"
+	tc qdisc del dev rc0 root
+	expect_eq "$(pfc_on rc0)" "3 4" "pfc_en after qdisc delete"
+}
+
+test_stale_disable() { stale_events disable; }
+test_stale_unwatch() { stale_events unwatch; }
+test_stale_restore() { stale_events restore; }
+
 TESTS=(
 	"test_concurrent_config	race: concurrent sysfs writes and reads during storms"
 	"test_qdisc_replace	race: qdisc replaced and deleted during storms"
@@ -299,6 +425,9 @@ TESTS=(
 	"test_netns_delete	race: netns deleted with a stormed port inside"
 	"test_module_unload	race: module unloaded right after storms on 8 ports"
 	"test_poll_request	race: an enable or a link-up while the poller holds the port is not lost"
+	"test_stale_disable	race: enabled 0 between a detection and its action leaves nothing mitigated"
+	"test_stale_unwatch	race: unwatching between a detection and its action leaves nothing mitigated"
+	"test_stale_restore	race: a restore by hand between a detection and its action leaves nothing mitigated"
 )
 
 tap_main "$@"
