@@ -320,15 +320,19 @@ int pfcwd_port_init(void)
 
 /*
  * Module unload.  No qdisc can exist any more (each holds a module
- * reference), but ports may: remove them all.
+ * reference), but ports may: remove them all, under one RTNL hold and
+ * while the notifier still runs, so that a device unregistered meanwhile
+ * takes its port along before its sysfs goes.  Nothing can create a port
+ * after (the netlink family and the qdisc kind are gone), so the
+ * unregistration's replayed events find none to misread as netns moves.
  */
 void pfcwd_port_exit(void)
 {
 	struct pfcwd_port *port, *tmp;
 
-	unregister_netdevice_notifier(&pfcwd_netdev_nb);
 	rtnl_lock();
 	list_for_each_entry_safe(port, tmp, &pfcwd_ports, node)
 		pfcwd_port_teardown(port);
 	rtnl_unlock();
+	unregister_netdevice_notifier(&pfcwd_netdev_nb);
 }

@@ -447,6 +447,8 @@ void pfcwd_sysfs_del(struct pfcwd_port *port)
 	ASSERT_RTNL();
 	if (!port->sysfs)
 		return;
-	sysfs_remove_group(&port->dev->dev.kobj, &pfcwd_attr_group);
+	/* An unregistered device's kobject took the group along with it. */
+	if (device_is_registered(&port->dev->dev))
+		sysfs_remove_group(&port->dev->dev.kobj, &pfcwd_attr_group);
 	port->sysfs = false;
 }
