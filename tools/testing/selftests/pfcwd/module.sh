@@ -82,10 +82,119 @@ test_pfcsim_bad_input() {
 	modprobe -r pfcsim || fail "cannot unload pfcsim"
 }
 
+# Deletes the devices named in batch file $1 once the module is going (its
+# exit has begun): an ip process on CPU 0, each request taking RTNL.
+delete_when_going() {
+	local st
+
+	while read -r st < /sys/module/pfcwd/initstate; do
+		[ "$st" = going ] && break
+		sleep 0.001
+	done
+	taskset -c 0 ip -force -batch "$1" 2>/dev/null
+}
+
+# A kprobe counting calls of pfcwd_action_forget(), which undoes a port's
+# state when its device moves to another netns (and on nothing an unload
+# does): "forget_probe on" arms it, "forget_probe off" prints its hits and
+# removes it.  The hits outlive the module.
+forget_probe() {
+	local t=/sys/kernel/tracing ev=pfcwd_test/pfcwd_exit_forget
+
+	[ -e $t/kprobe_events ] || mount -t tracefs nodev $t 2>/dev/null
+	if [ "$1" = on ]; then
+		echo "p:$ev pfcwd:pfcwd_action_forget" >> $t/kprobe_events ||
+			fail "cannot set a kprobe on pfcwd_action_forget"
+		echo 1 > $t/events/$ev/enable || fail "cannot enable the kprobe"
+		return
+	fi
+	awk '$1 == "pfcwd_exit_forget" { print $2 }' $t/kprobe_profile
+	echo 0 > $t/events/$ev/enable
+	echo "-:$ev" >> $t/kprobe_events
+}
+
+# Held ports whose devices are deleted while the module unloads.  The
+# unload runs SCHED_IDLE on the deleters' CPU, so a deletion waiting for
+# RTNL runs at once whenever the unload lets RTNL go: the module's exit
+# meets devices unregistered between any two of its RTNL sections.  Two
+# pfcsim ports in a storm, whose pfc_en bit each RTNL section of the exit
+# puts back through a getpfc slowed to 40 ms, keep RTNL long enough for
+# the deleters to queue up behind it.
+# A round raced when deletions landed during the unload and some were
+# still to come when it ended: the deleters ran through the whole exit.
+test_unload_races_device_delete() {
+	local n=96 dels=6 rounds=6 r i k s left raced=0 del pid
+	local batch=/tmp/unload_del.$$
+
+	cleanup_all
+	for s in us0 us1; do
+		pfcsim_new $s
+		dcb_set pfc set dev $s prio-pfc 3:on || fail "dcb $s"
+		echo 3 > $PFCSIM_DFS/$s/rx_storm || fail "rx_storm $s"
+	done
+	for ((r = 1; r <= rounds; r++)); do
+		load_mod pfcwd
+		for ((i = 0; i < n; i++)); do
+			echo "link add ud$i type dummy"
+			echo "link set ud$i up"
+		done > $batch.add
+		check ip -batch $batch.add
+		for ((i = 0; i < n; i++)); do
+			echo "set ud$i enabled=1"
+		done | python3 -S "$SELFTEST_DIR/genl.py" batch ||
+			fail "round $r: cannot enable the ports"
+		expect_eq "$(ls -d /sys/class/net/ud*/pfcwd | wc -l)" $n "round $r: held ports"
+		for s in us0 us1; do
+			echo "set $s enabled=1 detect_ms=50"
+		done | python3 -S "$SELFTEST_DIR/genl.py" batch ||
+			fail "round $r: cannot enable us0, us1"
+		for s in us0 us1; do
+			for ((i = 0; i < 100; i++)); do
+				[ "$(cat /sys/class/net/$s/pfcwd/stormed)" = 3 ] && break
+				sleep 0.05
+			done
+			expect_eq "$(cat /sys/class/net/$s/pfcwd/stormed)" 3 "round $r: $s stormed"
+			echo 40000 > $PFCSIM_DFS/$s/getpfc_delay_us || fail "getpfc_delay_us"
+		done
+		[ $r = 1 ] && forget_probe on
+		del=()
+		for ((k = 0; k < dels; k++)); do
+			for ((i = k; i < n; i += dels)); do
+				echo "link del ud$i"
+			done > $batch.$k
+			delete_when_going $batch.$k &
+			del+=($!)
+		done
+		(
+			taskset -c 0 chrt --idle 0 modprobe -r pfcwd || exit 1
+			left=(/sys/class/net/ud*)
+			[ -e "${left[0]}" ] || left=()
+			echo ${#left[@]} > $batch.left
+		) &
+		pid=$!
+		wait $pid || fail "round $r: modprobe -r pfcwd failed"
+		wait "${del[@]}"
+		mod_loaded pfcwd && fail "round $r: pfcwd still loaded"
+		left=$(cat $batch.left)
+		log "round $r: $((n - left)) of $n deletions landed during the unload, $left after it"
+		[ "$left" -gt 0 ] && [ "$left" -lt $n ] && raced=$((raced + 1))
+		for ((i = 0; i < n; i++)); do ip link del "ud$i" 2>/dev/null; done
+		for s in us0 us1; do echo 0 > $PFCSIM_DFS/$s/getpfc_delay_us; done
+	done
+	rm -f $batch.*
+	unload_mod pfcsim
+	log "$raced of $rounds rounds raced"
+	[ $raced -gt 0 ] || fail "no round's deletions straddled the unload's end"
+	n=$(forget_probe off)
+	# The exit's own (replayed) unregister events are no netns moves.
+	expect_eq "$n" 0 "ports forgotten as if moved to another netns during the unloads"
+}
+
 TESTS=(
 	"test_load_unload	module: load and unload, 20 cycles"
 	"test_autoload	module: tc qdisc add autoloads pfcwd; in use while attached"
 	"test_unload_after_device_delete	module: unload after devices with qdiscs are deleted"
+	"test_unload_races_device_delete	module: held ports' devices deleted while the module unloads	420"
 	"test_pfcsim_ports	pfcsim: ports created, deleted, removed on unload"
 	"test_pfcsim_bad_input	pfcsim: bad debugfs writes rejected"
 )
