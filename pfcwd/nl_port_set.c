@@ -5,7 +5,9 @@
  * without a qdisc, mitigating on the device side only), and "enabled 0"
  * disables a port and lets it go unless a pfcwd qdisc still holds it.
  *
- * The whole request is checked before anything changes.
+ * The whole request is checked before anything changes; what only the
+ * port's configuration can refuse (a warning time against its T0) is
+ * checked once it is held, and a refused "enabled 1" gives the hold back.
  *
  * Per-priority policy: a "prio" nest (PFCWD_A_PORT_PRIO, any number of
  * them, each priority once) names its priority and sets its overrides
@@ -228,12 +230,34 @@ static u32 pfcwd_nl_finest_t0(const struct pfcwd_config *cfg)
 	return t0;
 }
 
+/*
+ * The port a request changes, held first if the request enables it.
+ * *@held_here: this request took the hold (a failed request gives it
+ * back, so that it changes nothing).  RTNL held.
+ */
+static struct pfcwd_port *pfcwd_nl_set_port(struct genl_info *info,
+					    struct net_device *dev,
+					    bool enable, bool *held_here)
+{
+	struct pfcwd_port *port;
+
+	*held_here = false;
+	if (!enable)
+		return pfcwd_nl_port(info, dev);
+	port = pfcwd_port_get(dev);
+	*held_here = !port || !port->held;
+	if (port)
+		pfcwd_port_put(port);
+	return pfcwd_port_hold(dev, info->extack);
+}
+
 int pfcwd_nl_port_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct pfcwd_config_change chg = {};
 	struct nlattr **tb = info->attrs;
 	struct net_device *dev;
 	struct pfcwd_port *port;
+	bool enable, held_here;
 	int err;
 
 	pfcwd_nl_change(tb, &chg);
@@ -254,10 +278,8 @@ int pfcwd_nl_port_set_doit(struct sk_buff *skb, struct genl_info *info)
 		err = PTR_ERR(dev);
 		goto out;
 	}
-	if ((chg.set & PFCWD_CFG_ENABLED) && chg.cfg.enabled)
-		port = pfcwd_port_hold(dev, info->extack);
-	else
-		port = pfcwd_nl_port(info, dev);
+	enable = (chg.set & PFCWD_CFG_ENABLED) && chg.cfg.enabled;
+	port = pfcwd_nl_set_port(info, dev, enable, &held_here);
 	if (IS_ERR(port)) {
 		err = PTR_ERR(port);
 		goto out;
@@ -284,7 +306,10 @@ int pfcwd_nl_port_set_doit(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG(info->extack,
 			       "pfcwd: rate-window is finer than this port's counters are refreshed: the window in force is longer (see effective-rate-window-ms)");
 	mutex_unlock(&port->lock);
-	if (!err && (chg.set & PFCWD_CFG_ENABLED) && !chg.cfg.enabled)
+	if (err && held_here)
+		/* All or nothing: the hold this request took goes too. */
+		pfcwd_port_release(port);
+	else if (!err && (chg.set & PFCWD_CFG_ENABLED) && !enable)
 		pfcwd_port_release(port);
 	pfcwd_port_put(port);
 out:
