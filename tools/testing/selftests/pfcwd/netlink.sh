@@ -362,6 +362,27 @@ test_bad_requests() {
 	[ "$idx" -gt 0 ] || fail "ifindex"
 }
 
+# "enabled 1" with a change the new port's defaults refuse (a warning time
+# not below the default T0 of 200 ms) is refused whole: no port is left
+# behind, and a port a qdisc holds is not held by the failed request.
+test_enable_refused() {
+	reset_all
+	pfcsim_new sw1
+	expect_reject EINVAL "warning time must be below the detection time" \
+		set sw1 enabled=1 warn_ms=500
+	$GENL get sw1 > /dev/null 2>&1 && fail "the refused request left a port"
+	[ -d /sys/class/net/sw1/pfcwd ] && fail "the refused request left a sysfs directory"
+	expect_eq "$($GENL dump | jq '.ports | length')" 0 "ports after the refused request"
+	tc qdisc add dev sw1 root pfcwd || fail "tc qdisc add"
+	expect_reject EINVAL "warning time must be below the detection time" \
+		set sw1 enabled=1 warn_ms=200
+	expect_eq "$($GENL get sw1 | jq -c '[.held, .qdiscs]')" "[0,1]" "qdisc port not held"
+	tc qdisc del dev sw1 root || fail "tc qdisc del"
+	[ -d /sys/class/net/sw1/pfcwd ] && fail "the port outlived its qdisc"
+	$GENL set sw1 enabled=1 warn_ms=150 || fail "a good enable"
+	expect_eq "$($GENL get sw1 | jq -c '[.held, .warn_ms]')" "[1,150]" "held after a good enable"
+}
+
 test_unprivileged() {
 	reset_all
 	pfcsim_new sw1
@@ -559,6 +580,7 @@ TESTS=(
 	"test_netns	netlink: netns isolation; held ports move with their device"
 	"test_netns_move_mid_storm	netlink: a held port moved to another netns mid-storm: undone, watched there"
 	"test_bad_requests	netlink: 32 bad requests refused with errno and message, nothing changed"
+	"test_enable_refused	netlink: a refused enabled 1 leaves no port and no hold behind"
 	"test_unprivileged	netlink: without CAP_NET_ADMIN: read yes, change no"
 	"test_unprivileged_dump_cost	netlink: 100 unprivileged dumps make no driver call"
 	"test_events	netlink: storm-detected/restored events with fields and times"
