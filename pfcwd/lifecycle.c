@@ -14,10 +14,12 @@
  * sets enabled 0), when the device is unregistered, or when the module is
  * unloaded.  A device moving to another netns stays registered: its
  * qdiscs are destroyed by the move, so a port only a qdisc held ends, and
- * a held port moves with the device.  Removal first undoes everything
- * pfcwd changed on the device (software PFC packet handler, pfc_en bits,
- * ingress hook), then removes the sysfs group and drops the device
- * reference; the memory goes when the last port reference does.
+ * a held port moves with the device, unless it leaves a netns that a user
+ * namespace owns (a tenant's hold ends with the tenant's reach).  Removal
+ * first undoes everything pfcwd changed on the device (software PFC
+ * packet handler, pfc_en bits, ingress hook), then removes the sysfs
+ * group and drops the device reference; the memory goes when the last
+ * port reference does.
  *
  * Locking and context (see pfcwd.h for the order RTNL -> ports_lock ->
  * port->lock):
@@ -275,9 +277,17 @@ static int pfcwd_netdev_event(struct notifier_block *nb, unsigned long event,
 		/*
 		 * Moving to another netns keeps the device registered (only
 		 * a held port is still here: the move destroyed the qdiscs).
-		 * What pfcwd applied belongs to the old netns (the ingress
-		 * hook is registered there): undo it all and start afresh.
+		 * A tenant's hold (the netns left is a user namespace's) is
+		 * not carried to where the tenant cannot reach it: it goes,
+		 * as the device would with the tenant's netns, were it
+		 * virtual.  Otherwise what pfcwd applied belongs to the old
+		 * netns (the ingress hook is registered there): undo it all
+		 * and start afresh.
 		 */
+		if (dev_net(dev)->user_ns != &init_user_ns) {
+			pfcwd_port_release(port);
+			break;
+		}
 		mutex_lock(&port->lock);
 		pfcwd_action_forget(port, 0xff, PFCWD_HIST_NETNS);
 		mutex_unlock(&port->lock);
