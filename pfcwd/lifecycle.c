@@ -41,6 +41,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/mm.h>
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
 #include <linux/user_namespace.h>
@@ -59,7 +60,8 @@ static struct pfcwd_port *pfcwd_port_create(struct net_device *dev)
 	struct pfcwd_port *port;
 	int p;
 
-	port = kzalloc(sizeof(*port), GFP_KERNEL);
+	/* 17 KB: vmalloc's pages when no order-3 run is free. */
+	port = kvzalloc(sizeof(*port), GFP_KERNEL);
 	if (!port)
 		return NULL;
 	refcount_set(&port->refcnt, 1);

@@ -78,7 +78,7 @@ struct pfcwd_port *pfcwd_port_get(const struct net_device *dev)
 void pfcwd_port_put(struct pfcwd_port *port)
 {
 	if (refcount_dec_and_test(&port->refcnt))
-		kfree_rcu(port, rcu);
+		kvfree_rcu(port, rcu);
 }
 
 /*
@@ -173,7 +173,7 @@ void pfcwd_port_link(struct pfcwd_port *port)
 
 /**
  * pfcwd_port_unlink - takes @port off the list and out of the hash
- * @port: a linked port; RCU readers may still see it (kfree_rcu)
+ * @port: a linked port; RCU readers may still see it (kvfree_rcu)
  *
  * RTNL held, process context; takes pfcwd_ports_lock.
  */
