@@ -295,6 +295,52 @@ test_netns_move_mid_storm() {
 	ip netns del pfns
 }
 
+# A physical NIC (pfcsim: no rtnl_link_ops, so netns deletion hands it
+# back to init_net) lent to a container whose root holds it mid-storm: the
+# container's end takes the port along, pfc_en put back, no policy left.
+test_netns_tenant_gone() {
+	reset_all
+	pfcsim_new sw1
+	dcb_set pfc set dev sw1 prio-pfc 3:on || fail "dcb"
+	local base pid upid i tenant out f=/tmp/tenant.$$
+	base=$(pfc_on sw1)
+	rm -f $f
+	unshare --user --map-root-user --net sh -c "echo \$\$ > $f; exec sleep 120" &
+	upid=$!
+	for ((i = 0; i < 100; i++)); do
+		[ -s $f ] && break
+		sleep 0.05
+	done
+	pid=$(cat $f) && rm -f $f || fail "no tenant"
+	ip link set sw1 netns "$pid" || fail "lend sw1 to the tenant"
+	[ -e /sys/class/net/sw1 ] && fail "sw1 still in init_net"
+	# The move took sw1 down: the tenant brings it up, as after any move.
+	nsenter -t "$pid" -U -n ip link set sw1 up || fail "the tenant cannot bring sw1 up"
+	tenant="nsenter -t $pid -U -n $GENL_PY"
+	$tenant set sw1 enabled=1 detect_ms=50 restore_ms=60000 ||
+		fail "the tenant cannot enable sw1"
+	sim sw1 rx_storm 3
+	for ((i = 0; i < 30; i++)); do
+		out=$($tenant get sw1 | jq -c '[.held, .stormed, .detect_ms]')
+		[ "$out" = "[1,8,50]" ] && break
+		sleep 0.1
+	done
+	expect_eq "$out" "[1,8,50]" "the tenant's port: held, prio 3 stormed, its T0"
+	kill "$pid"
+	wait $upid
+	for ((i = 0; i < 100; i++)); do
+		[ -e /sys/class/net/sw1 ] && break
+		sleep 0.1
+	done
+	[ -e /sys/class/net/sw1 ] || fail "sw1 not back in init_net after the tenant's netns went"
+	sim sw1 rx_storm ""
+	out=$($GENL get sw1 2>/dev/null) &&
+		fail "the tenant's port outlived its netns: $(jq -c '[.held, .detect_ms]' <<< "$out")"
+	[ -d /sys/class/net/sw1/pfcwd ] && fail "sysfs directory left"
+	expect_eq "$(pfc_on sw1)" "$base" "pfc_en as before the tenant's storm"
+	return 0
+}
+
 # $1: expected errno name, $2: expected message fragment ("-": the kernel
 # sends no message for this one), rest: genl.py args.  Any other refusal
 # must come with a message.
@@ -579,6 +625,7 @@ TESTS=(
 	"test_device_action	netlink: device-action via port-set and sysfs, bad values refused, mid-storm change; profile and counter reads"
 	"test_netns	netlink: netns isolation; held ports move with their device"
 	"test_netns_move_mid_storm	netlink: a held port moved to another netns mid-storm: undone, watched there"
+	"test_netns_tenant_gone	netlink: a tenant's held port on a NIC ends with the tenant's netns"
 	"test_bad_requests	netlink: 32 bad requests refused with errno and message, nothing changed"
 	"test_enable_refused	netlink: a refused enabled 1 leaves no port and no hold behind"
 	"test_unprivileged	netlink: without CAP_NET_ADMIN: read yes, change no"
