@@ -5,10 +5,10 @@
  * pfcsim/ directory, which main.c creates and removes.
  *
  * Locking and context: process context.  The handlers read and write the
- * storm lists, pause_rate, count_when_disabled, the knobs, the profile and
- * the call counters (ethtool_calls too) under port->lock (a spinlock, BH
- * disabled), and
- * tx_ring, link_mbps, tx_busy and the ring depths under port->ring_lock.
+ * storm lists, pfc_en (fw_pfc_en), pause_rate, count_when_disabled, the
+ * knobs, the profile and the call counters (ethtool_calls too) under
+ * port->lock (a spinlock, BH disabled), and tx_ring, link_mbps, tx_busy
+ * and the ring depths under port->ring_lock.
  * The knob, profile, tx_ring and prio_tc writes take RTNL first, then
  * port->lock, so that the three ethtool ops agree on the layout of the
  * statistics.  They never take pfcsim_lock, so deleting a port may wait
@@ -157,6 +157,51 @@ static ssize_t pfcsim_list_write(struct file *file, const char __user *ubuf,
 		port->prevented = 0;
 		port->generating = 0;
 	}
+	pfcsim_reconfigure(port);
+	spin_unlock_bh(&port->lock);
+	return count;
+}
+
+/* fw_pfc_en: the device's pfc_en, as ieee_getpfc reports it. */
+static ssize_t pfcsim_fw_pfc_en_read(struct file *file, char __user *ubuf,
+				     size_t count, loff_t *ppos)
+{
+	struct pfcsim_port *port = file->private_data;
+	char buf[PFCWD_PRIO_LIST_LEN + 1];
+	size_t len;
+	u8 mask;
+
+	spin_lock_bh(&port->lock);
+	mask = port->pfc_en;
+	spin_unlock_bh(&port->lock);
+	len = pfcwd_prio_list_format(mask, buf, PFCWD_PRIO_LIST_LEN);
+	buf[len++] = '\n';
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+}
+
+/*
+ * A firmware agent (the NIC's own DCBX) rewrites pfc_en: no dcbnl call,
+ * no RTM_SETDCB notification, no carrier bounce - the host only sees it
+ * in the next ieee_getpfc.
+ */
+static ssize_t pfcsim_fw_pfc_en_write(struct file *file,
+				      const char __user *ubuf, size_t count,
+				      loff_t *ppos)
+{
+	struct pfcsim_port *port = file->private_data;
+	char buf[PFCSIM_ARG_MAX];
+	u8 mask;
+	int err;
+
+	err = pfcsim_user_arg(ubuf, count, ppos, buf, sizeof(buf));
+	if (err)
+		return err;
+	err = pfcwd_prio_list_parse(buf, count, &mask);
+	if (err)
+		return err;
+	spin_lock_bh(&port->lock);
+	pfcsim_fold(port, ktime_get());
+	port->pfc_en = mask;
 	pfcsim_reconfigure(port);
 	spin_unlock_bh(&port->lock);
 	return count;
@@ -728,6 +773,8 @@ PFCSIM_FOPS(pfcsim_cwd_fops, pfcsim_cwd_read, pfcsim_cwd_write);
 PFCSIM_FOPS(pfcsim_inject_rx_fops, NULL, pfcsim_inject_rx_write);
 PFCSIM_FOPS(pfcsim_push_fops, pfcsim_push_read, pfcsim_push_write);
 PFCSIM_FOPS(pfcsim_changed_fops, pfcsim_changed_read, NULL);
+PFCSIM_FOPS(pfcsim_fw_pfc_en_fops, pfcsim_fw_pfc_en_read,
+	    pfcsim_fw_pfc_en_write);
 PFCSIM_FOPS(pfcsim_knob_fops, pfcsim_knob_read, pfcsim_knob_write);
 PFCSIM_FOPS(pfcsim_calls_fops, pfcsim_calls_read, NULL);
 PFCSIM_FOPS(pfcsim_counter_reset_fops, NULL, pfcsim_counter_reset_write);
@@ -765,6 +812,8 @@ int pfcsim_port_debugfs(struct pfcsim_port *port)
 			    &pfcsim_inject_rx_fops);
 	debugfs_create_file("push_pause", 0600, dir, port, &pfcsim_push_fops);
 	debugfs_create_file("changed_ns", 0400, dir, port, &pfcsim_changed_fops);
+	debugfs_create_file("fw_pfc_en", 0600, dir, port,
+			    &pfcsim_fw_pfc_en_fops);
 	for (i = 0; i < PFCSIM_NUM_KNOBS; i++) {
 		pf = &port->knob_file[i];
 		pf->port = port;

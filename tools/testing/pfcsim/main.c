@@ -63,6 +63,11 @@
  *   changed_ns		read: when rx_storm, tx_storm, rx_slow and tx_hang
  *			last changed (CLOCK_MONOTONIC ns), to time pfcwd
  *			exactly.
+ *   fw_pfc_en		priority list: the device's pfc_en, read or
+ *			written as the NIC's firmware DCBX agent would change
+ *			it - no ieee_setpfc call, no dcbnl notification, no
+ *			carrier bounce: the host only sees it in the next
+ *			ieee_getpfc (and "dcb pfc show").
  *   inject_rx		write "PRIO COUNT": receive COUNT (1..1000000)
  *			802.1Q-tagged frames with PCP PRIO, VID 0, EtherType
  *			0x88b5, addressed to the port, with a pfcwd-pkt

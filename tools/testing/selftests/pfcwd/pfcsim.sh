@@ -161,6 +161,37 @@ test_dcb_set() {
 	expect_eq "$(dcb dcbx show dev $P | xargs)" "host ieee" "dcbx mode after sets"
 }
 
+# fw_pfc_en changes pfc_en as the NIC's firmware does: dcb sees it, the
+# pause model follows it, and no ieee_setpfc call is made.
+test_fw_pfc_en() {
+	local calls lists long
+
+	setup
+	expect_eq "$(dfs_get $P fw_pfc_en)" "3,4" "fw_pfc_en reads the default pfc_en"
+	pfc_set $P 5:on
+	expect_eq "$(dfs_get $P fw_pfc_en)" "3,4,5" "fw_pfc_en reads a dcb change"
+	calls=$(dfs_get $P setpfc_calls)
+	dfs_set $P fw_pfc_en 3,7
+	expect_eq "$(dcb_pfc $P .prio_pfc)" "[false,false,false,true,false,false,false,true]" \
+		"dcb sees the firmware's pfc_en"
+	expect_eq "$(dfs_get $P setpfc_calls)" "$calls" "no ieee_setpfc call"
+	# Pause counts only while in pfc_en (count_when_disabled 0).
+	dfs_set $P count_when_disabled 0
+	dfs_set $P rx_storm 4
+	expect_still $P 4 rx
+	dfs_set $P fw_pfc_en 4
+	expect_rate $P 4 rx 10000
+	dfs_set $P rx_storm ""
+	long=$(printf '0%.0s' $(seq 40))
+	lists=("8" "3," "3,,4" "3 4" "4-2" "3,3" "a" "0x3" $'3\n\n' "$long")
+	expect_rejected $P fw_pfc_en "${lists[@]}"
+	expect_eq "$(dfs_get $P fw_pfc_en)" 4 "pfc_en after bad writes"
+	dfs_set $P fw_pfc_en ""
+	expect_eq "$(dcb_pfc $P .prio_pfc)" "[false,false,false,false,false,false,false,false]" \
+		"an empty list clears pfc_en"
+	expect_eq "$(dfs_get $P setpfc_calls)" "$calls" "still no ieee_setpfc call"
+}
+
 test_dcb_matches_ethtool() {
 	setup
 	dfs_set $P rx_storm 3,5
@@ -938,6 +969,7 @@ test_prio_tc() {
 TESTS=(
 	"test_defaults	pfcsim: defaults (pfc-cap 8, pfc-en 3,4, 100G, ethtool names)"
 	"test_dcb_set	pfcsim: dcb pfc set round trip, dcb ets show/set, dcbx"
+	"test_fw_pfc_en	pfcsim: fw_pfc_en changes pfc_en behind dcbnl's back, bad writes refused"
 	"test_dcb_matches_ethtool	pfcsim: dcb -s requests/indications match ethtool -S"
 	"test_rx_storm_rate	pfcsim: rx_storm raises indications at pause_rate, only there"
 	"test_count_when_disabled	pfcsim: count_when_disabled 1 and 0 with pfc_en off"
