@@ -12,7 +12,9 @@
  * A generated (NIC-side) storm takes the priority out of pfc_en (unless the
  * action is alert) and latches.  Undoing puts back exactly the pfc_en bit
  * pfcwd cleared, re-reading pfc_en first so that an operator's changes to
- * other bits - or to this one - are never overwritten.
+ * other bits - or to this one - are never overwritten.  A stormed
+ * priority that another agent puts back while the storm lasts is taken
+ * out again (pfcwd_action_pfc_read()).
  *
  * pfc_en is the device lever (the only one over RDMA traffic, which
  * bypasses the qdisc), and on many drivers pulling it disrupts the whole
@@ -50,10 +52,11 @@
  *
  * Context: process, with RTNL and port->lock held (the device is called);
  * the listeners are called in that same context, where the direct calls
- * were.  pfcwd_listeners[] is written only at module load, before any
- * port exists, and at unload, after the last one went (main.c): no
- * emitter runs while it changes, so it needs no lock (READ_ONCE and
- * WRITE_ONCE only say it is shared).
+ * were.  pfcwd_action_pfc_read() and pfcwd_action_pfc_due() call no device
+ * and need port->lock only.  pfcwd_listeners[] is written only at module
+ * load, before any port exists, and at unload, after the last one went
+ * (main.c): no emitter runs while it changes, so it needs no lock
+ * (READ_ONCE and WRITE_ONCE only say it is shared).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -209,16 +212,18 @@ static void pfcwd_pfc_spend(struct pfcwd_port *port, u64 now)
  *
  * Return: U64_MAX if no write is pending; otherwise the time (ns) from
  * which pfcwd_action_commit() makes it.  Taking priorities out of pfc_en
- * is mitigation and is due at once; putting them back waits for the
+ * is mitigation and is due at once; putting them back, or taking out again
+ * what another agent put back (pfcwd_action_pfc_read()), waits for the
  * budget, or for the back-off after failures.
  */
 u64 pfcwd_action_pfc_due(const struct pfcwd_port *port, u64 now)
 {
+	u8 clear = port->pfc_want_off & ~port->pfc_off;
 	u64 gaps, backoff;
 
-	if (port->pfc_want_off & ~port->pfc_off)
+	if (clear & ~port->pfc_retake)
 		return 0;
-	if (!(port->pfc_off & ~port->pfc_want_off))
+	if (!clear && !(port->pfc_off & ~port->pfc_want_off))
 		return U64_MAX;
 	if (port->pfc_fails) {
 		backoff = PFCWD_PFC_GAP_NS << min_t(u32, port->pfc_fails - 1, 4);
@@ -228,6 +233,49 @@ u64 pfcwd_action_pfc_due(const struct pfcwd_port *port, u64 now)
 	if (pfcwd_pfc_budget(port, now, &gaps))
 		return 0;
 	return port->pfc_budget_at + (gaps + 1) * PFCWD_PFC_GAP_NS;
+}
+
+/**
+ * pfcwd_action_pfc_read - the poller read the device's pfc_en
+ * @port: the port; port->lock held
+ * @pfc_en: what the read found
+ * @read_at: when, ns (RTNL held, right after the getpfc)
+ *
+ * A priority pfcwd took out for a storm still in progress that is found
+ * back in pfc_en was put back by another agent (a DCBX agent, the NIC's
+ * firmware, an operator with dcb; none of them tells pfcwd): the fabric
+ * is exposed again, so it is taken out again at the next commit, within
+ * the write budget, so that an agent that keeps putting it back costs the
+ * device no more writes than pfcwd's own.  Counted each time, logged once
+ * per storm; an operator who wants it back uses pfcwd restore.  A read
+ * made before pfcwd's last write says nothing of it: ignored.
+ */
+void pfcwd_action_pfc_read(struct pfcwd_port *port, u8 pfc_en, u64 read_at)
+{
+	struct pfcwd_prio *pp;
+	u8 back;
+	int p;
+
+	if (port->pfc_tried_at > read_at)
+		return;
+	WRITE_ONCE(port->pfc_en, pfc_en);
+	back = pfc_en & port->pfc_off & port->pfc_want_off;
+	if (!back)
+		return;
+	port->pfc_off &= ~back;
+	port->pfc_retake |= back;
+	for (p = 0; p < PFCWD_NUM_PRIO; p++) {
+		if (!(back & BIT(p)))
+			continue;
+		pp = &port->prio[p];
+		pp->pfc_reenabled++;
+		if (pp->reenable_logged)
+			continue;
+		pp->reenable_logged = true;
+		pfcwd_log(port,
+			  "prio %d: pfc_en set again by another agent during a storm, taken out again\n",
+			  p);
+	}
 }
 
 /*
@@ -285,6 +333,7 @@ static void pfcwd_action_commit(struct pfcwd_port *port, bool at_once)
 	if (err)
 		goto failed;
 	port->pfc_off = (port->pfc_off | clear) & ~set;
+	port->pfc_retake &= ~clear;
 	port->pfc_fails = 0;
 	WRITE_ONCE(port->pfc_en, pfc.pfc_en);
 	dcbnl_ieee_notify(dev, RTM_SETDCB, DCB_CMD_IEEE_SET, 0, 0);
@@ -378,6 +427,8 @@ static void pfcwd_action_undo(struct pfcwd_port *port, int prio)
 		pfcwd_action_last(pp, &pp->last_tx_dropped,
 				  &pp->last_rx_dropped, &pp->last_tx_forwarded);
 	port->pfc_want_off &= ~BIT(prio);
+	port->pfc_retake &= ~BIT(prio);
+	pp->reenable_logged = false;
 	pp->mitigating = false;
 }
 
@@ -493,6 +544,7 @@ void pfcwd_action_clear_stats(struct pfcwd_prio *pp)
 	pp->last_tx_dropped = 0;
 	pp->last_rx_dropped = 0;
 	pp->last_tx_forwarded = 0;
+	pp->pfc_reenabled = 0;
 }
 
 static u32 pfcwd_ms(u64 ns)

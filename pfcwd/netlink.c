@@ -221,6 +221,8 @@ int pfcwd_nl_fill_prio(struct sk_buff *skb, struct pfcwd_port *port, int p,
 			     st->rate[PFCWD_RATE_DIR_RX].events) ||
 	    pfcwd_nl_put_u64(skb, PFCWD_A_PRIO_RATE_TX_EVENTS,
 			     st->rate[PFCWD_RATE_DIR_TX].events) ||
+	    pfcwd_nl_put_u64(skb, PFCWD_A_PRIO_PFC_REENABLED,
+			     pp->pfc_reenabled) ||
 	    pfcwd_nl_put_u64(skb, PFCWD_A_PRIO_RX_PAUSE, st->rx_pause) ||
 	    pfcwd_nl_put_u64(skb, PFCWD_A_PRIO_TX_PAUSE, st->tx_pause) ||
 	    (tx_packets &&

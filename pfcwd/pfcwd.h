@@ -215,6 +215,9 @@ struct pfcwd_prio {
 	atomic64_t flush_breaks;
 	u64 tx_dropped_base, rx_dropped_base, tx_forwarded_base;
 	u64 last_tx_dropped, last_rx_dropped, last_tx_forwarded;
+	/* port->lock: another agent put it back into pfc_en during a storm */
+	u64 pfc_reenabled;		/* ...this often, each taken out again */
+	bool reenable_logged;		/* ...logged for the storm in progress */
 
 	/* Pause history (history.c), port->lock: estimated pause time, */
 	struct pfcwd_hist_pause paused_est;
@@ -372,6 +375,7 @@ struct pfcwd_port {
 	u64 setpfc_errors;		/* setpfc calls of pfcwd that failed */
 	u8 pfc_want_off;		/* mitigation wants these out of pfc_en */
 	u8 pfc_off;			/* pfcwd took these out, not yet back */
+	u8 pfc_retake;			/* ...put back by another: out again */
 	u64 pfc_tried_at;		/* last pfc_en write attempted, ns */
 	u32 pfc_fails;			/* pfc_en writes failed in a row */
 	u32 pfc_budget;			/* writes left at pfc_budget_at */
@@ -630,6 +634,7 @@ void pfcwd_action_clear_stats(struct pfcwd_prio *pp);
 bool pfcwd_action_device_pfc(const struct pfcwd_port *port);
 void pfcwd_action_carrier_lost(struct pfcwd_port *port, u64 at);
 u64 pfcwd_action_pfc_due(const struct pfcwd_port *port, u64 now);
+void pfcwd_action_pfc_read(struct pfcwd_port *port, u8 pfc_en, u64 read_at);
 
 /* action_name.c: the names of actions and device-actions */
 const char *pfcwd_action_name(enum pfcwd_action action);

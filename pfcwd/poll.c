@@ -262,6 +262,9 @@ static bool pfcwd_poll_read_full(struct pfcwd_port *port,
 
 	ps->relink = pfcwd_port_link_read(port, &ps->link);
 	moved = pfcwd_source_read_pfc(port, c);
+	/* Another agent may have put a stormed priority back. */
+	if (c->pfc_valid && c->pfc_en != READ_ONCE(port->pfc_en))
+		moved = true;
 	if (pfcwd_source_read_stall(port, c) & port->cfg.prios)
 		moved = true;
 	/* A link event: the machines re-prime (pfcwd_port_link_apply()). */
@@ -331,7 +334,7 @@ static bool pfcwd_poll_machines(struct pfcwd_port *port,
 	int p;
 
 	if (c->pfc_valid)
-		WRITE_ONCE(port->pfc_en, c->pfc_en);
+		pfcwd_action_pfc_read(port, c->pfc_en, c->now);
 	if (READ_ONCE(port->push_active) && !port->push_seen) {
 		/* The source changes from counters to pushed events. */
 		port->push_seen = true;

@@ -267,6 +267,7 @@ enum {
 	PFCWD_A_PRIO_EFFECTIVE_ACTION,		/* u32: action of the next storm */
 	PFCWD_A_PRIO_RATE_RX_EVENTS,	/* u64: pause-rate events, received */
 	PFCWD_A_PRIO_RATE_TX_EVENTS,	/* u64: pause-rate events, sent */
+	PFCWD_A_PRIO_PFC_REENABLED,	/* u64: stormed prio put back in pfc_en */
 	__PFCWD_A_PRIO_CNT
 };
 
