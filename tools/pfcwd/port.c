@@ -97,6 +97,7 @@ const struct attr_key prio_keys[] = {
 	{ PFCWD_A_PRIO_LAST_WARN_PAUSED_US, "last_warn_paused_us", AF_NUM, AK_STATS | AK_EVENT },
 	{ PFCWD_A_PRIO_RATE_RX_EVENTS, "rate_rx_events", AF_NUM, AK_STATS | AK_EVENT },
 	{ PFCWD_A_PRIO_RATE_TX_EVENTS, "rate_tx_events", AF_NUM, AK_STATS | AK_EVENT },
+	{ PFCWD_A_PRIO_PFC_REENABLED, "pfc_reenabled", AF_NUM, AK_STATS | AK_EVENT },
 	{ PFCWD_A_PRIO_RX_PAUSE, "rx_pause", AF_NUM, AK_STATS | AK_EVENT },
 	{ PFCWD_A_PRIO_TX_PAUSE, "tx_pause", AF_NUM, AK_STATS | AK_EVENT },
 	{ PFCWD_A_PRIO_TX_PACKETS, "tx_packets", AF_NUM, AK_STATS | AK_EVENT },
@@ -175,6 +176,7 @@ static const uint8_t prio_size[PRIO_ATTRS] = {
 	[PFCWD_A_PRIO_DETECT_MS ... PFCWD_A_PRIO_EFFECTIVE_ACTION] = 4,
 	[PFCWD_A_PRIO_RATE_RX_EVENTS] = 8,
 	[PFCWD_A_PRIO_RATE_TX_EVENTS] = 8,
+	[PFCWD_A_PRIO_PFC_REENABLED] = 8,
 };
 
 /* A NUL-terminated string attribute into @buf; -EPROTO if malformed. */
