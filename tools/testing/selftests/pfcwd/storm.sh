@@ -368,6 +368,154 @@ test_operator_pfc_change() {
 	expect_eq "$(pfc_on sw1)" "3 5" "only pfcwd's bit put back"
 }
 
+# Another agent putting a stormed priority back into pfc_en: pfcwd takes
+# it out again within one poll, plus one gap of its pfc_en write budget
+# should the budget be spent (PFCWD_PFC_GAP_NS, 100 ms, action.c), plus
+# 400 ms for a loaded TCG guest.  After a dcb write it is timed from when
+# dcb returned: starting a process takes up to a few hundred ms under TCG.
+REENABLE_GAP_US=100000
+REENABLE_MARGIN_US=400000
+REENABLE_LOG="pfcwd: sw1 prio 3: pfc_en set again by another agent during a storm, taken out again"
+
+simget() { readf "$PFCSIM_DFS/$1/$2"; }
+
+# now_us VAR: CLOCK_REALTIME in microseconds into VAR, without a process.
+now_us() { printf -v "$1" %s "${EPOCHREALTIME/./}"; }
+
+# Waits until pfcsim's pfc_en of $1 reads $2 (a priority list), at most
+# $3 microseconds from time $4 (now_us); fails otherwise.  Read from
+# pfcsim directly, in bash: a dcb process costs tens of ms under TCG.
+wait_pfc_en() {
+	local v t
+
+	while :; do
+		read -r v < "$PFCSIM_DFS/$1/fw_pfc_en"
+		now_us t
+		[ "$v" = "$2" ] && break
+		((t - $4 > $3)) && fail "$1: pfc_en '$v', not '$2', $(((t - $4) / 1000)) ms on (bound $(($3 / 1000)) ms)"
+		sleep 0.002
+	done
+	log "$1: pfc_en $2 after $(((t - $4) / 1000)) ms (bound $(($3 / 1000)) ms)"
+}
+
+# The bound of wait_pfc_en for a re-enabled priority: see above.
+reenable_bound() {
+	echo $(($(readf /sys/module/pfcwd/parameters/poll_quiet_us) +
+		REENABLE_GAP_US + REENABLE_MARGIN_US))
+}
+
+# A storm on 3 mitigated through pfc_en (device-action on), with $1 the
+# setpfc calls pfcsim counted once it was.
+stormed_on_pfc_en() {
+	reset_all pfns
+	watched_port sw1
+	set_knob sw1 device_action on
+	sim sw1 rx_storm 3
+	wait_stat sw1 3 state stormed 3
+	expect_eq "$(pfc_on sw1)" "4" "prio 3 out of pfc_en"
+	printf -v "$1" %s "$(simget sw1 setpfc_calls)"
+}
+
+test_reenabled_by_dcb() {
+	local calls t0
+
+	stormed_on_pfc_en calls
+	expect_eq "$(pstat sw1 3 pfc_reenabled)" 0 "nothing re-enabled yet"
+	dcb_set pfc set dev sw1 prio-pfc 3:on || fail "dcb pfc set"
+	now_us t0
+	wait_pfc_en sw1 4 "$(reenable_bound)" "$t0"
+	expect_eq "$(pfc_on sw1)/$(pstat sw1 3 state)" "4/stormed" "dcb: prio 3 out again, still stormed"
+	# dcb's own setpfc, and pfcwd's.
+	expect_eq "$(simget sw1 setpfc_calls)" $((calls + 2)) "setpfc calls"
+	expect_eq "$(pstat sw1 3 pfc_reenabled)/$(prio_val sw1 3 pfc_reenabled)" 1/1 \
+		"counted once (debugfs/pfcwd stats)"
+	sleep 0.3
+	expect_eq "$(pfc_on sw1)/$(pstat sw1 3 pfc_reenabled)" "4/1" "stays out, counted once"
+	expect_eq "$(klog | grep -c "$REENABLE_LOG")" 1 "one log line"
+	sim sw1 rx_storm ""
+	wait_stat sw1 3 state operational 3
+	expect_eq "$(pfc_on sw1)" "3 4" "restored"
+}
+
+# The NIC's firmware puts it back: no dcbnl call, no notification.
+test_reenabled_by_firmware() {
+	local calls t0 m
+
+	stormed_on_pfc_en calls
+	now_us t0
+	sim sw1 fw_pfc_en 3,4
+	wait_pfc_en sw1 4 "$(reenable_bound)" "$t0"
+	expect_eq "$(simget sw1 setpfc_calls)" $((calls + 1)) "pfcwd's setpfc only"
+	expect_eq "$(pstat sw1 3 pfc_reenabled)/$(pstat sw1 3 state)" 1/stormed "counted"
+	now_us t0
+	sim sw1 fw_pfc_en 3,4
+	wait_pfc_en sw1 4 "$(reenable_bound)" "$t0"
+	expect_eq "$(pstat sw1 3 pfc_reenabled)/$(prio_val sw1 3 pfc_reenabled)" 2/2 \
+		"counted again (debugfs/pfcwd stats)"
+	m=$("$PFCWD" metrics) || fail "pfcwd metrics"
+	grep -qx 'pfcwd_pfc_reenabled_total{dev="sw1",prio="3"} 2' <<< "$m" ||
+		fail "metrics: no pfcwd_pfc_reenabled_total 2"
+	expect_eq "$(klog | grep -c "$REENABLE_LOG")" 1 "logged once per storm"
+	sim sw1 rx_storm ""
+	wait_stat sw1 3 state operational 3
+	expect_eq "$(pfc_on sw1)" "3 4" "restored"
+	"$PFCWD" stats clear dev sw1 || fail "stats clear"
+	expect_eq "$(pstat sw1 3 pfc_reenabled)" 0 "cleared"
+	# A new storm is logged again.
+	sim sw1 rx_storm 3
+	wait_stat sw1 3 state stormed 3
+	now_us t0
+	sim sw1 fw_pfc_en 3,4
+	wait_pfc_en sw1 4 "$(reenable_bound)" "$t0"
+	expect_eq "$(klog | grep -c "$REENABLE_LOG")" 2 "logged for the second storm"
+	sim sw1 rx_storm ""
+	wait_stat sw1 3 state operational 3
+}
+
+# An agent that keeps putting it back, every 5 ms for a second: pfcwd's
+# writes stay within its budget, PFCWD_PFC_BURST (4) at once and one per
+# 100 ms, each of them counted.
+test_reenabled_rate_limited() {
+	local calls t0 t1 n writes i
+
+	stormed_on_pfc_en calls
+	now_us t0
+	for ((i = 0; i < 200; i++)); do
+		echo 3,4 > "$PFCSIM_DFS/sw1/fw_pfc_en" || fail "fw_pfc_en"
+		sleep 0.005
+		now_us t1
+		((t1 - t0 > 1000000)) && break
+	done
+	wait_pfc_en sw1 4 "$(reenable_bound)" "$t1"
+	now_us t1
+	writes=$(($(simget sw1 setpfc_calls) - calls))
+	n=$(pstat sw1 3 pfc_reenabled)
+	log "$i firmware writes in $(((t1 - t0) / 1000)) ms: pfcwd wrote $writes times"
+	((writes >= 5)) || fail "only $writes retakes: the agent did not race pfcwd"
+	((writes <= 4 + (t1 - t0) / REENABLE_GAP_US + 1)) ||
+		fail "$writes writes in $(((t1 - t0) / 1000)) ms: over the budget"
+	expect_eq "$n" "$writes" "each retake counted"
+	expect_eq "$(klog | grep -c "$REENABLE_LOG")" 1 "one log line"
+	sim sw1 rx_storm ""
+	wait_stat sw1 3 state operational 3
+	expect_eq "$(pfc_on sw1)" "3 4" "restored"
+}
+
+# One dcb command puts 3 back, takes 4 out and adds 5: only 3 is taken out
+# again; restoration then puts 3 back and keeps the rest.
+test_reenabled_keeps_others() {
+	local calls t0
+
+	stormed_on_pfc_en calls
+	dcb_set pfc set dev sw1 prio-pfc 3:on 4:off 5:on || fail "dcb pfc set"
+	now_us t0
+	wait_pfc_en sw1 5 "$(reenable_bound)" "$t0"
+	expect_eq "$(pfc_on sw1)/$(pstat sw1 3 pfc_reenabled)" "5/1" "only 3 out again"
+	sim sw1 rx_storm ""
+	wait_stat sw1 3 state operational 3
+	expect_eq "$(pfc_on sw1)" "3 5" "restored: 3 back, 4 stays off, 5 stays on"
+}
+
 test_watched_priorities() {
 	reset_all pfns
 	watched_port sw1
@@ -720,6 +868,10 @@ TESTS=(
 	"test_slow_receiver	storm: slow receiver raises an event, no mitigation"
 	"test_actions	storm: alert leaves pfc_en alone, forward clears and restores it"
 	"test_operator_pfc_change	storm: an operator's pfc_en change mid-storm is kept"
+	"test_reenabled_by_dcb	storm: dcb puts a stormed priority back into pfc_en: taken out again, counted, logged once"
+	"test_reenabled_by_firmware	storm: firmware puts it back behind pfcwd's back (pfcsim fw_pfc_en): taken out again at the next read"
+	"test_reenabled_rate_limited	storm: an agent putting it back every 5 ms: pfcwd's retakes stay within its write budget"
+	"test_reenabled_keeps_others	storm: taken out again, the agent's other changes kept, through restoration too"
 	"test_watched_priorities	storm: only watched priorities; unwatching restores"
 	"test_disable_mid_storm	storm: enabled 0 mid-storm restores; 1 watches again"
 	"test_rename_and_netns	storm: sysfs and logs follow renames and netns moves"
