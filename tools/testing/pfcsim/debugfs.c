@@ -7,8 +7,9 @@
  * Locking and context: process context.  The handlers read and write the
  * storm lists, pfc_en (fw_pfc_en), pause_rate, count_when_disabled, the
  * knobs, the profile and the call counters (ethtool_calls too) under
- * port->lock (a spinlock, BH disabled), and tx_ring, link_mbps, tx_busy
- * and the ring depths under port->ring_lock.
+ * port->lock (a spinlock, BH disabled), and tx_ring, link_mbps, tx_busy,
+ * tx_lock_errors and the ring depths under port->ring_lock; select_pcp and
+ * bql under port->lock (bql under ring_lock too, after RTNL, like tx_ring).
  * The knob, profile, tx_ring and prio_tc writes take RTNL first, then
  * port->lock, so that the three ethtool ops agree on the layout of the
  * statistics.  They never take pfcsim_lock, so deleting a port may wait
@@ -671,6 +672,91 @@ static ssize_t pfcsim_tx_busy_read(struct file *file, char __user *ubuf,
 	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
 }
 
+static ssize_t pfcsim_tx_lock_errors_read(struct file *file,
+					  char __user *ubuf, size_t count,
+					  loff_t *ppos)
+{
+	struct pfcsim_port *port = file->private_data;
+	char buf[24];
+	u64 errors;
+	int len;
+
+	spin_lock_bh(&port->ring_lock);
+	errors = port->tx_lock_errors;
+	spin_unlock_bh(&port->ring_lock);
+	len = scnprintf(buf, sizeof(buf), "%llu\n", errors);
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+}
+
+static ssize_t pfcsim_select_pcp_read(struct file *file, char __user *ubuf,
+				      size_t count, loff_t *ppos)
+{
+	struct pfcsim_port *port = file->private_data;
+	bool on;
+
+	spin_lock_bh(&port->lock);
+	on = port->select_pcp;
+	spin_unlock_bh(&port->lock);
+	return pfcsim_uint_read(ubuf, count, ppos, on);
+}
+
+static ssize_t pfcsim_select_pcp_write(struct file *file,
+				       const char __user *ubuf, size_t count,
+				       loff_t *ppos)
+{
+	struct pfcsim_port *port = file->private_data;
+	char buf[PFCSIM_ARG_MAX];
+	unsigned int val;
+	int err;
+
+	err = pfcsim_user_arg(ubuf, count, ppos, buf, sizeof(buf));
+	if (!err)
+		err = pfcsim_parse_uint(buf, &val);
+	if (err || val > 1)
+		return err ?: -EINVAL;
+	spin_lock_bh(&port->lock);
+	WRITE_ONCE(port->select_pcp, val);
+	spin_unlock_bh(&port->lock);
+	return count;
+}
+
+static ssize_t pfcsim_bql_read(struct file *file, char __user *ubuf,
+			       size_t count, loff_t *ppos)
+{
+	struct pfcsim_port *port = file->private_data;
+	bool on;
+
+	spin_lock_bh(&port->lock);
+	on = port->bql;
+	spin_unlock_bh(&port->lock);
+	return pfcsim_uint_read(ubuf, count, ppos, on);
+}
+
+/* Empties the rings, which resets BQL's counts: none is left half kept. */
+static ssize_t pfcsim_bql_write(struct file *file, const char __user *ubuf,
+				size_t count, loff_t *ppos)
+{
+	struct pfcsim_port *port = file->private_data;
+	char buf[PFCSIM_ARG_MAX];
+	unsigned int val;
+	int err;
+
+	err = pfcsim_user_arg(ubuf, count, ppos, buf, sizeof(buf));
+	if (!err)
+		err = pfcsim_parse_uint(buf, &val);
+	if (err || val > 1)
+		return err ?: -EINVAL;
+	rtnl_lock();
+	spin_lock_bh(&port->lock);
+	spin_lock(&port->ring_lock);
+	port->bql = val;
+	spin_unlock(&port->ring_lock);
+	pfcsim_rings_reset(port, port->desc, port->ring_size);
+	spin_unlock_bh(&port->lock);
+	rtnl_unlock();
+	return count;
+}
+
 /* The occupancy of each real TX queue's ring, space separated. */
 static ssize_t pfcsim_tx_ring_depth_read(struct file *file,
 					 char __user *ubuf, size_t count,
@@ -787,6 +873,10 @@ PFCSIM_FOPS(pfcsim_link_mbps_fops, pfcsim_link_mbps_read,
 PFCSIM_FOPS(pfcsim_prio_tc_fops, pfcsim_prio_tc_read, pfcsim_prio_tc_write);
 PFCSIM_FOPS(pfcsim_tx_busy_fops, pfcsim_tx_busy_read, NULL);
 PFCSIM_FOPS(pfcsim_tx_ring_depth_fops, pfcsim_tx_ring_depth_read, NULL);
+PFCSIM_FOPS(pfcsim_tx_lock_errors_fops, pfcsim_tx_lock_errors_read, NULL);
+PFCSIM_FOPS(pfcsim_bql_fops, pfcsim_bql_read, pfcsim_bql_write);
+PFCSIM_FOPS(pfcsim_select_pcp_fops, pfcsim_select_pcp_read,
+	    pfcsim_select_pcp_write);
 
 int pfcsim_port_debugfs(struct pfcsim_port *port)
 {
@@ -840,6 +930,11 @@ int pfcsim_port_debugfs(struct pfcsim_port *port)
 	debugfs_create_file("tx_busy", 0400, dir, port, &pfcsim_tx_busy_fops);
 	debugfs_create_file("tx_ring_depth", 0400, dir, port,
 			    &pfcsim_tx_ring_depth_fops);
+	debugfs_create_file("tx_lock_errors", 0400, dir, port,
+			    &pfcsim_tx_lock_errors_fops);
+	debugfs_create_file("bql", 0600, dir, port, &pfcsim_bql_fops);
+	debugfs_create_file("select_pcp", 0600, dir, port,
+			    &pfcsim_select_pcp_fops);
 	port->dir = dir;
 	return 0;
 }

@@ -192,9 +192,30 @@
  *			frames uncounted.
  *   tx_ring_depth	read: the frames in each real TX queue's ring, space
  *			separated, queue 0 first.
+ *			With rings each queue keeps byte queue limits, as
+ *			real drivers do: xmit reports a queued frame with
+ *			netdev_tx_sent_queue(), each drain what it sent per
+ *			queue with netdev_tx_completed_queue(), and emptying
+ *			the rings resets them (netdev_tx_reset_queue()).  So
+ *			the stack stops a queue before its ring fills once
+ *			BQL's limit is reached (a paused ring keeps what BQL
+ *			let in: byte_queue_limits/limit_min raises that), and
+ *			it dequeues in bulk, as on real hardware.
+ *   bql		0/1 (1): whether the rings keep byte queue limits
+ *			(0: a driver without BQL; the stack then stops a
+ *			queue only when its ring is full, and never
+ *			dequeues in bulk).  Empties the rings like tx_ring.
  *   tx_busy		read: xmit calls on a full ring, answered with
  *			NETDEV_TX_BUSY (the queue is then stopped too); 0 as
  *			long as the stack honours stopped queues.
+ *   tx_lock_errors	read: frames xmit was handed without the xmit lock
+ *			of the TX queue they map to (skb->queue_mapping),
+ *			whose ring a driver writes; the first one also
+ *			WARNs.  0 as long as the stack takes the right lock.
+ *   select_pcp		0/1 (1): 1 picks a tagged frame's TX queue by its
+ *			PCP (below); 0 leaves every frame where the core
+ *			puts it (skb->priority's traffic class), as drivers
+ *			without a queue selection of their own do.
  *   link_mbps		10..400000 (100000): the link rate in Mb/s, reported by
  *			get_link_ksettings (ethtool) and the rate the rings
  *			drain at (from the next drain tick on).
@@ -215,7 +236,7 @@
  *			tx_ring.
  *   TX queue selection (ndo_select_queue), as mlx5's: a VLAN-tagged frame
  *   goes to a queue of its PCP's traffic class, any other frame where the
- *   core puts it (skb->priority's class).
+ *   core puts it (skb->priority's class); with select_pcp 0, every frame.
  *   A transmitted frame's priority, for tx_prioP_*, is its VLAN PCP if it
  *   is tagged (in the skb or in the frame), else the lowest priority
  *   mapped to its queue's traffic class (the queue number with the
@@ -323,7 +344,12 @@
  *  - ndo_start_xmit runs with the TX queue's xmit lock held (softirq or
  *    process context, BH disabled) and takes ring_lock, never port->lock:
  *    it counts the frame (tx_ring 0) or queues it, stops the queue when
- *    its ring is full, and starts the drain timer if it is idle.
+ *    its ring is full, and starts the drain timer if it is idle.  It
+ *    checks that the lock it holds is that of the queue the skb maps to
+ *    (tx_lock_errors, under ring_lock).  The BQL calls (sent, completed,
+ *    reset) are all made under ring_lock, which serialises them.
+ *    select_pcp is written under port->lock and read locklessly by
+ *    ndo_select_queue.
  *  - pfcsim_drain_tick (drain_timer, softirq) takes only ring_lock; it
  *    counts the frames that leave and wakes queues.  It re-arms itself
  *    while a ring that is not paused has frames; "draining" (ring_lock)
@@ -403,6 +429,8 @@ static void pfcsim_port_init(struct pfcsim_port *port, struct net_device *dev)
 	port->drain_timer.function = pfcsim_drain_tick;
 	port->link_mbps = PFCSIM_MBPS_DEFAULT;
 	port->channels = 1;
+	port->select_pcp = true;
+	port->bql = true;
 	INIT_DELAYED_WORK(&port->publish_work, pfcsim_publish_work);
 	INIT_DELAYED_WORK(&port->bounce_work, pfcsim_bounce_work);
 	INIT_DELAYED_WORK(&port->prevent_work, pfcsim_prevent_work);

@@ -327,19 +327,22 @@ static u8 pfcsim_tx_prio(const struct pfcsim_port *port, struct sk_buff *skb,
  * The TX queue of a frame, picked as mlx5 picks it: a VLAN-tagged frame
  * (tag in the skb or in the frame) goes to a queue of its PCP's traffic
  * class - the core's own pick, which follows skb->priority, saying which
- * one of them - and any other frame where the core puts it.  Called by
+ * one of them - and any other frame where the core puts it.  With
+ * select_pcp 0, every frame goes where the core puts it.  Called by
  * dev_queue_xmit(), BH disabled; reads the traffic class layout as the
  * core does, without a lock (it changes under RTNL).
  */
 static u16 pfcsim_select_queue(struct net_device *dev, struct sk_buff *skb,
 			       struct net_device *sb_dev)
 {
+	const struct pfcsim_port *port = netdev_priv(dev);
 	u16 qid = netdev_pick_tx(dev, skb, sb_dev);
 	const struct netdev_tc_txq *tc;
 	u16 tci;
 	u8 pcp;
 
-	if (netdev_get_num_tc(dev) <= 1 || vlan_get_tag(skb, &tci))
+	if (!READ_ONCE(port->select_pcp) || netdev_get_num_tc(dev) <= 1 ||
+	    vlan_get_tag(skb, &tci))
 		return qid;
 	pcp = (tci & VLAN_PRIO_MASK) >> VLAN_PRIO_SHIFT;
 	tc = &dev->tc_to_txq[netdev_get_prio_tc_map(dev, pcp)];
@@ -349,10 +352,28 @@ static u16 pfcsim_select_queue(struct net_device *dev, struct sk_buff *skb,
 }
 
 /*
+ * A driver writes the ring of the queue an skb maps to, relying on that
+ * queue's xmit lock: true unless the caller holds another (or none).
+ * Counted and warned about once, so that a test sees it.  BH disabled.
+ */
+static bool pfcsim_tx_unlocked(struct pfcsim_port *port,
+			       struct netdev_queue *txq, unsigned int qid)
+{
+	int owner = READ_ONCE(txq->xmit_lock_owner);
+
+	if (likely(owner == smp_processor_id()))
+		return false;
+	netdev_WARN_ONCE(port->dev,
+			 "xmit on TX queue %u without its lock (owner: CPU %d, here: %d)\n",
+			 qid, owner, smp_processor_id());
+	return true;
+}
+
+/*
  * Without rings, a frame leaves at once.  With rings, it is queued (its
- * length and priority; the skb is freed) and the queue is stopped once its
- * ring is full; the drain timer sends it.  Called with the queue's xmit
- * lock held, BH disabled; takes ring_lock.
+ * length and priority; the skb is freed), counted by BQL, and the queue is
+ * stopped once its ring is full; the drain timer sends it.  Called with
+ * the queue's xmit lock held, BH disabled; takes ring_lock.
  */
 static netdev_tx_t pfcsim_start_xmit(struct sk_buff *skb,
 				     struct net_device *dev)
@@ -362,13 +383,17 @@ static netdev_tx_t pfcsim_start_xmit(struct sk_buff *skb,
 	struct netdev_queue *txq;
 	struct pfcsim_ring *ring;
 	struct pfcsim_desc *d;
+	bool unlocked;
 	u8 prio;
 
 	if (qid >= PFCSIM_MAX_TXQ)
 		qid = 0;
 	txq = netdev_get_tx_queue(dev, qid);
 	ring = &port->ring[qid];
+	unlocked = pfcsim_tx_unlocked(port, txq, qid);
 	spin_lock(&port->ring_lock);
+	if (unlikely(unlocked))
+		port->tx_lock_errors++;
 	if (port->ring_size && port->ring_live &&
 	    ring->count >= port->ring_size) {
 		/* Only a caller ignoring the stopped queue gets here. */
@@ -388,6 +413,8 @@ static netdev_tx_t pfcsim_start_xmit(struct sk_buff *skb,
 				(ring->head + ring->count) % port->ring_size];
 		d->len = skb->len;
 		d->prio = prio;
+		if (port->bql)
+			netdev_tx_sent_queue(txq, skb->len);
 		if (++ring->count == port->ring_size) {
 			ring->stopped = true;
 			netif_tx_stop_queue(txq);

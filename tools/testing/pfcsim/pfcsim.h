@@ -77,11 +77,16 @@ struct pfcsim_desc {
 	u8 prio;
 };
 
-/* A TX queue's ring: count descriptors from head, in port->desc. */
+/*
+ * A TX queue's ring: count descriptors from head, in port->desc; what a
+ * drain sent from it since it last reported completions to BQL.
+ */
 struct pfcsim_ring {
 	u16 head;
 	u16 count;
 	bool stopped;			/* queue stopped because full */
+	u16 done;			/* frames sent, not yet reported */
+	u32 done_bytes;
 };
 
 struct pfcsim_rx_stats {
@@ -252,6 +257,8 @@ struct pfcsim_port {
 	u8 tc_prio[PFCSIM_NUM_PRIO];	/* the lowest priority of each TC */
 	u8 channels;			/* TX queues per TC (ethtool -L) */
 	u8 num_txq;			/* num_tc * channels */
+	bool select_pcp;		/* select_pcp; read locklessly */
+	bool bql;			/* bql; written under ring_lock too */
 
 	/* The TX rings and their drain. */
 	spinlock_t ring_lock;		/* the fields below, and tx[] */
@@ -266,6 +273,7 @@ struct pfcsim_port {
 	s64 credit;			/* bits the link may still send */
 	unsigned int rr;		/* the queue served next */
 	u64 tx_busy;
+	u64 tx_lock_errors;		/* xmit without its queue's TX lock */
 	struct pfcsim_ring ring[PFCSIM_MAX_TXQ];
 	struct hrtimer drain_timer;
 };

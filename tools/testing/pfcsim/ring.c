@@ -4,16 +4,19 @@
  * queued in the rings at link_mbps, frame by frame, round robin among the
  * rings that have frames and whose traffic class is not paused, from
  * drain_timer; a frame counts in the per-priority TX counters when it
- * leaves its ring.
+ * leaves its ring.  Each ring keeps BQL's count: each drain reports what
+ * it sent, per queue; emptying the rings resets it.
  *
  * Locking and context:
  *  - port->ring_lock (a spinlock) protects the rings and their
  *    descriptors, ring_size, link_mbps, ring_paused, ring_live, ring_dead,
- *    the drain state (draining, credit, drain_last, rr), tx_busy and the
- *    per-priority TX counters (u64_stats: every writer holds ring_lock).
+ *    the drain state (draining, credit, drain_last, rr), tx_busy,
+ *    tx_lock_errors, the per-priority TX counters (u64_stats: every writer
+ *    holds ring_lock) and every BQL call of pfcsim.
  *    It nests inside port->lock and inside a TX queue's xmit lock; no other
  *    lock of pfcsim, nor an xmit lock, is taken under it
- *    (netif_tx_wake_queue and hrtimer_start are called under it).  Process
+ *    (netif_tx_wake_queue, netif_schedule_queue, the BQL calls and
+ *    hrtimer_start are called under it).  Process
  *    context takes it with BH disabled.  Every function here but
  *    pfcsim_drain_tick and pfcsim_drain_cancel is called with it held.
  *  - pfcsim_drain_tick (drain_timer, softirq) takes only ring_lock; it
@@ -85,11 +88,37 @@ static void pfcsim_ring_pop(struct pfcsim_port *port, unsigned int q)
 
 	ring->head = (ring->head + 1) % port->ring_size;
 	ring->count--;
+	ring->done++;
+	ring->done_bytes += d->len;
 	port->credit -= (s64)(d->len + PFCSIM_WIRE_EXTRA) * BITS_PER_BYTE;
 	pfcsim_count_tx(port, d->prio, d->len);
 	if (ring->stopped && ring->count <= port->ring_size / 2) {
 		ring->stopped = false;
 		netif_tx_wake_queue(netdev_get_tx_queue(port->dev, q));
+	}
+}
+
+/*
+ * Tells BQL what each ring sent since the last report: once per drain, as
+ * a driver does once per completion interrupt (BQL sizes its limit from
+ * what completes between two reports).  ring_lock held.
+ */
+static void pfcsim_rings_completed(struct pfcsim_port *port)
+{
+	struct netdev_queue *txq;
+	struct pfcsim_ring *ring;
+	unsigned int q;
+
+	for (q = 0; q < PFCSIM_MAX_TXQ; q++) {
+		ring = &port->ring[q];
+		if (!ring->done)
+			continue;
+		txq = netdev_get_tx_queue(port->dev, q);
+		if (port->bql)
+			netdev_tx_completed_queue(txq, ring->done,
+						  ring->done_bytes);
+		ring->done = 0;
+		ring->done_bytes = 0;
 	}
 }
 
@@ -119,6 +148,7 @@ unsigned long pfcsim_drain_to(struct pfcsim_port *port, ktime_t now)
 			__clear_bit(q, &ready);
 		port->rr = (q + 1) % PFCSIM_MAX_TXQ;
 	}
+	pfcsim_rings_completed(port);
 	return ready;
 }
 
@@ -146,11 +176,14 @@ enum hrtimer_restart pfcsim_drain_tick(struct hrtimer *timer)
 }
 
 /*
- * Empties every ring without counting; returns the queues that were
- * stopped because their ring was full (no longer marked so).
+ * Empties every ring without counting, and BQL's count of what is in
+ * flight with it (a queue BQL had stopped is rescheduled, unless stopped
+ * otherwise); returns the queues that were stopped because their ring was
+ * full (no longer marked so).
  */
 u32 pfcsim_rings_flush(struct pfcsim_port *port)
 {
+	struct netdev_queue *txq;
 	u32 stopped = 0;
 	int q;
 
@@ -161,6 +194,12 @@ u32 pfcsim_rings_flush(struct pfcsim_port *port)
 		port->ring[q].head = 0;
 		port->ring[q].count = 0;
 		port->ring[q].stopped = false;
+		port->ring[q].done = 0;
+		port->ring[q].done_bytes = 0;
+		txq = netdev_get_tx_queue(port->dev, q);
+		netdev_tx_reset_queue(txq);
+		if (port->ring_live)
+			netif_schedule_queue(txq);
 	}
 	port->credit = 0;
 	return stopped;
