@@ -304,16 +304,16 @@ static int pfcwd_sched_change(struct Qdisc *sch, struct nlattr *opt,
 }
 
 /*
- * The qdisc whose class @sch is being grafted on, if it is on @dev's list
- * of qdiscs (the core's own lookup is not exported).  RTNL held.
+ * The qdisc whose class a qdisc with parent @parent hangs from, if it is
+ * on @dev's list of qdiscs (the core's own lookup is not exported).  RTNL
+ * held.
  */
-static struct Qdisc *pfcwd_sched_parent(struct net_device *dev,
-					struct Qdisc *sch)
+static struct Qdisc *pfcwd_sched_parent(struct net_device *dev, u32 parent)
 {
-	u32 maj = TC_H_MAJ(sch->parent);
+	u32 maj = TC_H_MAJ(parent);
 	struct Qdisc *root = rtnl_dereference(dev->qdisc), *q;
 
-	if (sch->parent == TC_H_ROOT || sch->parent == TC_H_UNSPEC)
+	if (parent == TC_H_ROOT || parent == TC_H_UNSPEC)
 		return NULL;
 	if (root && root->handle == maj)
 		return root;
@@ -325,19 +325,49 @@ static struct Qdisc *pfcwd_sched_parent(struct net_device *dev,
 
 /*
  * pfcwd is not work-conserving: it passes over paused priorities, so its
- * peek can find nothing while it holds packets.  QFQ takes that for a bug
- * of its child (6.1 warns with a stack trace, WARN_ONCE); the parents that
- * only log it (DRR, ETS, HFSC, HTB) are fine.
+ * peek and dequeue can find nothing while it holds packets.  QFQ takes
+ * that for a bug of its child (6.1 warns with a stack trace, WARN_ONCE).
+ * DRR, ETS and HFSC stop their whole dequeue at such a class (they return
+ * NULL instead of trying the next one), so a paused priority would stall
+ * every sibling class for the whole storm.  prio, htb, tbf, mq and mqprio
+ * move on.  Checked all the way up: any of these above pfcwd stalls.
+ * Returns true (and says why) when @p is one of them.
  */
+static bool pfcwd_sched_bad_parent(const struct Qdisc *p,
+				   struct netlink_ext_ack *extack)
+{
+	const char *id = p->ops->id;
+
+	if (!strcmp(id, "qfq"))
+		NL_SET_ERR_MSG(extack,
+			       "pfcwd cannot be under QFQ: it passes over paused priorities (not work-conserving) and QFQ requires work-conserving children; use prio, htb, tbf, mq or mqprio as its parent, or pfcwd as the root");
+	else if (!strcmp(id, "drr"))
+		NL_SET_ERR_MSG(extack,
+			       "pfcwd cannot be under DRR: DRR stops all its classes while one returns nothing, as pfcwd does for a paused priority; use prio, htb, tbf, mq or mqprio as its parent, or pfcwd as the root");
+	else if (!strcmp(id, "ets"))
+		NL_SET_ERR_MSG(extack,
+			       "pfcwd cannot be under ETS: ETS stops all its classes while one returns nothing, as pfcwd does for a paused priority; use prio, htb, tbf, mq or mqprio as its parent, or pfcwd as the root");
+	else if (!strcmp(id, "hfsc"))
+		NL_SET_ERR_MSG(extack,
+			       "pfcwd cannot be under HFSC: HFSC stops all its classes while one returns nothing, as pfcwd does for a paused priority; use prio, htb, tbf, mq or mqprio as its parent, or pfcwd as the root");
+	else
+		return false;
+	return true;
+}
+
+/* Deeper than any tree the core lets a user build (its check_loop: 7). */
+#define PFCWD_PARENT_DEPTH_MAX	16
+
 static int pfcwd_sched_check_parent(struct net_device *dev, struct Qdisc *sch,
 				    struct netlink_ext_ack *extack)
 {
-	struct Qdisc *parent = pfcwd_sched_parent(dev, sch);
+	struct Qdisc *p = pfcwd_sched_parent(dev, sch->parent);
+	int depth;
 
-	if (parent && !strcmp(parent->ops->id, "qfq")) {
-		NL_SET_ERR_MSG(extack,
-			       "pfcwd passes over paused priorities (not work-conserving); QFQ requires work-conserving children");
-		return -EOPNOTSUPP;
+	for (depth = 0; p && depth < PFCWD_PARENT_DEPTH_MAX; depth++) {
+		if (pfcwd_sched_bad_parent(p, extack))
+			return -EOPNOTSUPP;
+		p = pfcwd_sched_parent(dev, p->parent);
 	}
 	return 0;
 }

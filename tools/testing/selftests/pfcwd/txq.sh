@@ -287,27 +287,18 @@ classful_parent() {
 	esac
 }
 
-# The qdisc as the child of a classful qdisc that peeks at its children
-# and keeps a list of the active ones (DRR, HFSC, HTB, ETS): a drop
-# storm empties a band inside the parent's dequeue (the parent learns of
-# it through qlen_notify), and a band paused by PFC is passed over by
-# peek.  Nothing may splat, every frame is on the wire or counted dropped,
-# and the parent's class counts what the qdisc sent.  (Under a root that
-# is not per TX queue a paused priority can hold back the others until
-# T0, the core's requeue of issue 10; not checked here.)  QFQ refuses a
-# child that is not work-conserving (6.1: WARN_ONCE), so pfcwd refuses QFQ.
+# The qdisc as the child of HTB, which peeks at its children and keeps a
+# list of the active ones: a drop storm empties a band inside the parent's
+# dequeue (the parent learns of it through qlen_notify), and a band paused
+# by PFC is passed over by peek.  Nothing may splat, every frame is on the
+# wire or counted dropped, and the parent's class counts what the qdisc
+# sent.  (Under a root that is not per TX queue a paused priority can hold
+# back the others until T0, the core's requeue of issue 10; not checked
+# here.)  DRR, ETS, HFSC and QFQ are refused: test_refused_parents.
 test_child_of_classful() {
-	local parent gap=$((3 * 1000000000 / LINK_FPS)) sent wire errs d p1 q err
+	local parent gap=$((3 * 1000000000 / LINK_FPS)) sent wire errs d p1 q
 
-	setup
-	classful_parent qfq || fail "qfq: root and class 1:1"
-	err=$(tc qdisc add dev $DEV parent 1:1 handle 10: pfcwd 2>&1) &&
-		fail "pfcwd accepted as the child of QFQ"
-	[[ $err == *"QFQ requires work-conserving children"* ]] ||
-		fail "qfq: refused without the message: $err"
-	tc qdisc del dev $DEV root || fail "qfq: delete"
-	pfcsim_del $DEV
-	for parent in drr hfsc htb ets; do
+	for parent in htb; do
 		setup
 		classful_parent $parent || fail "$parent: root and class 1:1"
 		tc qdisc add dev $DEV parent 1:1 handle 10: pfcwd detect 300 \
@@ -345,6 +336,84 @@ test_child_of_classful() {
 		expect_eq "${p1##* }" 0 "$parent: class 1:1 backlog"
 		expect_eq "$(tc -s qdisc show dev $DEV | awk '$1 == "backlog" { print $2 $3; exit }')" \
 			"0b0p" "$parent: root backlog"
+		pfcsim_del $DEV
+	done
+}
+
+# Parents that stop their whole dequeue at a class whose qdisc returns
+# nothing (DRR, ETS, HFSC: a paused priority would stall every sibling
+# class) or that require work-conserving children (QFQ) are refused,
+# directly above pfcwd or further up: tc fails with EOPNOTSUPP and a
+# message naming the parent and what to use instead, and nothing is left
+# (no pfcwd qdisc, no watchdog port).
+test_refused_parents() {
+	local parent name err
+
+	setup
+	for parent in qfq drr ets hfsc prio-under-drr; do
+		case $parent in
+		prio-under-drr)
+			name=DRR
+			classful_parent drr &&
+				tc qdisc add dev $DEV parent 1:1 handle 2: prio ||
+				fail "drr, prio under it"
+			err=$(tc qdisc add dev $DEV parent 2:1 handle 10: pfcwd 2>&1) &&
+				fail "pfcwd accepted under prio under DRR" ;;
+		*)
+			name=${parent^^}
+			classful_parent $parent || fail "$parent: root and class 1:1"
+			err=$(tc qdisc add dev $DEV parent 1:1 handle 10: pfcwd 2>&1) &&
+				fail "pfcwd accepted as the child of $name" ;;
+		esac
+		log "$parent: $err"
+		[[ $err == *"pfcwd cannot be under $name:"*"use prio, htb, tbf, mq or mqprio as its parent, or pfcwd as the root"* ]] ||
+			fail "$parent: refused without the message: $err"
+		expect_eq "$(tc qdisc show dev $DEV | grep -c pfcwd)" 0 "$parent: pfcwd qdiscs"
+		expect_eq "$(portstat $DEV enabled)" "" "$parent: a watchdog port"
+		tc qdisc del dev $DEV root || fail "$parent: delete"
+	done
+	pfcsim_del $DEV
+}
+
+# The parents that move on to the next class (or have one class): pfcwd
+# under each, priority 3's frames through it, all of them counted in its
+# class 10:4 and on the wire.  mq and mqprio: on TX queue 3's class.
+test_allowed_parents() {
+	local parent at
+
+	for parent in prio htb tbf mq mqprio; do
+		setup
+		at=1:1
+		case $parent in
+		prio)
+			tc qdisc add dev $DEV root handle 1: prio bands 2 \
+				priomap 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 ;;
+		htb)
+			classful_parent htb ;;
+		tbf)
+			tc qdisc add dev $DEV root handle 1: tbf rate 1gbit \
+				burst 100000 limit 1000000 ;;
+		mq)
+			at=1:4
+			tc qdisc add dev $DEV root handle 1: mq ;;
+		mqprio)
+			at=1:4
+			tc qdisc add dev $DEV root handle 1: mqprio num_tc 8 \
+				map 0 1 2 3 4 5 6 7 queues 1@0 1@1 1@2 1@3 1@4 1@5 1@6 1@7 \
+				hw 0 ;;
+		esac || fail "$parent: the parent"
+		tc qdisc add dev $DEV parent $at handle 10: pfcwd lossless 3 ||
+			fail "$parent: pfcwd under it"
+		tc qdisc show dev $DEV | grep -q "^qdisc pfcwd 10: parent $at " ||
+			fail "$parent: $(tc qdisc show dev $DEV)"
+		pg_flow 3 1000
+		pgset $PG/$DEV@3 "count 200"
+		echo start > $PG/pgctrl
+		pg_clear
+		sleep 0.3	# the rings drain
+		expect_eq "$(class_stats $DEV 10:4 | cut -d' ' -f1)" 200 "$parent: class 10:4 sent"
+		expect_eq "$(tx 3)" 200 "$parent: priority 3 on the wire"
+		expect_eq "$(cat $DFS/tx_lock_errors)" 0 "$parent: xmit without the queue's lock"
 		pfcsim_del $DEV
 	done
 }
@@ -436,7 +505,9 @@ TESTS=(
 	"test_drop_loses_nothing_else	txq: 3 paused (drop): nothing of 5 lost"
 	"test_layout	txq: one hidden leaf per TX queue, sums at the root and classes"
 	"test_unload_mid_storm	txq: qdisc deleted and module unloaded mid drop storm"
-	"test_child_of_classful	txq: a drop storm under DRR, HFSC, HTB and ETS; QFQ refused"
+	"test_child_of_classful	txq: a drop storm under HTB"
+	"test_refused_parents	txq: DRR, ETS, HFSC and QFQ refused as parents, even further up"
+	"test_allowed_parents	txq: pfcwd under prio, htb, tbf, mq and mqprio passes traffic"
 	"test_flush_budget	txq: thousands of queued packets flushed 256 at a time"
 )
 
