@@ -32,7 +32,8 @@
  * queue for all TX queues: it passes over a band whose head packet's TX
  * queue is stopped (the priority is paused), so that nothing behind a
  * paused priority waits, and on a device with traffic classes steers a
- * packet to a TX queue of its priority's class.
+ * packet to a TX queue of its priority's class - unless its TX queue's
+ * root serves that queue alone (mq, mqprio: see pfcwd_sched_may_steer()).
  *
  * Band P is class MAJOR:P+1, so "tc -s class show" lists eight classes with
  * their own byte, packet, drop and backlog counters.

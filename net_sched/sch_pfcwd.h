@@ -23,7 +23,8 @@ struct pfcwd_band {
  * How a pfcwd qdisc sits on its device:
  *  SINGLE  the qdisc of every packet it gets (root of a single-queue
  *          device, or a child of another qdisc); holds its port as a
- *          qdisc user; steers packets to their priority's TX queue.
+ *          qdisc user; steers packets to their priority's TX queue,
+ *          but never under a root that serves one TX queue (mq...).
  *  LEAF    the queue of one TX queue under a pfcwd root; holds a plain
  *          reference on the root's port; sees only its queue's packets.
  *  ROOT    the root of a multiqueue device: no queue of its own, one LEAF

@@ -122,6 +122,27 @@ static void pfcwd_sched_steer(struct sk_buff *skb, struct net_device *dev,
 			      reciprocal_scale(skb_get_hash(skb), tc->count));
 }
 
+/*
+ * May a SINGLE band queue move a packet to another TX queue?  Only when
+ * the root qdisc of its TX queue serves every queue: such a root (prio,
+ * htb, ... on a multiqueue device) dequeues one packet at a time and the
+ * core takes that packet's own TX lock.  Under a root that serves one TX
+ * queue (TCQ_F_ONETXQUEUE: a child of mq, mqprio, taprio or offloaded
+ * htb, or anything below one) the core bulk-dequeues and sends the chain
+ * under the first packet's TX lock, and requeues what a stopped queue
+ * refuses into this queue's qdisc: a moved packet would go out under
+ * another queue's lock or hold this queue behind the other one.  Root
+ * lock held, BH disabled; the root is replaced under RTNL and freed after
+ * an RCU grace period.
+ */
+static bool pfcwd_sched_may_steer(const struct Qdisc *sch)
+{
+	const struct Qdisc *root;
+
+	root = rcu_dereference_bh(sch->dev_queue->qdisc_sleeping);
+	return root && !(root->flags & TCQ_F_ONETXQUEUE);
+}
+
 static u8 pfcwd_sched_action(const struct pfcwd_sched *q, unsigned int prio)
 {
 	return READ_ONCE(q->port->prio[prio].dp_action);
@@ -146,7 +167,7 @@ int pfcwd_sched_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		return qdisc_drop(skb, sch, to_free);
 	}
 
-	if (q->role == PFCWD_SCHED_SINGLE)
+	if (q->role == PFCWD_SCHED_SINGLE && pfcwd_sched_may_steer(sch))
 		pfcwd_sched_steer(skb, qdisc_dev(sch), prio);
 	__qdisc_enqueue_tail(skb, &b->q);
 	q->backlogged |= BIT(prio);

@@ -50,12 +50,17 @@ setup() {
 # calls: one device entry per priority.  "Saturating" is every 1000 ns, far
 # above the link's rate: with no delay at all pktgen serves only its newest
 # entry.
-pg_flow() {
-	local e=$DEV@$1
+pg_flow() { pg_entry "$1" "$2" "$1" "$1"; }
 
+# pktgen entry $DEV@$1 (a name: one entry per flow), every $2 ns,
+# skb->priority $3, frames tagged with PCP $4 (VID 0) or untagged ("-").
+pg_entry() {
+	local e=$DEV@$1 tag=("vlan_id 0" "vlan_p $4")
+
+	[ "$4" = - ] && tag=()
 	pgset $PG/kpktgend_0 "add_device $e"
 	for c in "count 0" "pkt_size $PKT" "delay $2" "clone_skb 0" \
-		 "skb_priority $1" "vlan_id 0" "vlan_p $1" \
+		 "skb_priority $3" "${tag[@]}" \
 		 "dst 198.51.100.2" "dst_mac 02:00:00:00:00:02" \
 		 "xmit_mode queue_xmit"; do
 		pgset $PG/"$e" "$c"
@@ -418,6 +423,60 @@ test_allowed_parents() {
 	done
 }
 
+# A pfcwd child of mq or mqprio (software, "hw 0") is the qdisc of one TX
+# queue, and the core bulk-dequeues it and sends the batch under the first
+# packet's TX lock: it bands by PCP but must never move a packet to
+# another queue.  pfcsim picks queues the core's way (select_pcp 0, so
+# skb->priority decides), and pfcwd sits on queue 0: an untagged flow
+# (skb->priority 0) at half the link, a flow tagged with PCP 3 but
+# skb->priority 0 (band 3: before, steered to queue 3) and an untagged
+# priority 5 flow on queue 5 (the parent's own child) at a quarter each.  pfcsim counts every frame handed over without the TX lock of
+# the queue it maps to (and WARNs once): none.  Then the partner pauses
+# priority 3 (action alert): nothing of queue 0 waits for queue 3, so the
+# untagged flow keeps at least half its rate (the share saturate_alert
+# allows where the CPU is the limit), and xmit never meets a full ring.
+test_child_of_mq() {
+	local root gap=$((4 * 1000000000 / LINK_FPS)) before during b0 d0
+
+	for root in mq mqprio; do
+		setup
+		echo 0 > $DFS/select_pcp || fail "select_pcp"
+		case $root in
+		mq)
+			tc qdisc add dev $DEV root handle 1: mq ;;
+		mqprio)
+			tc qdisc add dev $DEV root handle 1: mqprio num_tc 8 \
+				map 0 1 2 3 4 5 6 7 queues 1@0 1@1 1@2 1@3 1@4 1@5 1@6 1@7 \
+				hw 0 ;;
+		esac || fail "$root"
+		tc qdisc add dev $DEV parent 1:1 handle 10: pfcwd detect 200 \
+			restore 200 action alert lossless 3,5 ||
+			fail "$root: pfcwd on queue 0"
+		pg_entry u0 $((gap / 2)) 0 -
+		pg_entry t3 $gap 0 3
+		pg_entry u5 $gap 5 -
+		pg_start
+		before=$(wire_rate 0 3 5)
+		log "$root: before the storm, frames/s of 0 (untagged), 3 (tagged) and 5: $before; rings $(cat $DFS/tx_ring_depth)"
+		echo 3 > $DFS/rx_storm
+		wait_stat $DEV 3 state stormed 3
+		during=$(wire_rate 0 3 5)
+		log "$root: during the storm: $during; rings $(cat $DFS/tx_ring_depth)"
+		echo > $DFS/rx_storm
+		pg_stop
+		pg_clear
+		log "$root: class 10:4 (band 3) $(class_stats $DEV 10:4), 10:1 $(class_stats $DEV 10:1); tx_lock_errors $(cat $DFS/tx_lock_errors), tx_busy $(cat $DFS/tx_busy)"
+		expect_eq "$(cat $DFS/tx_lock_errors)" 0 "$root: frames xmit got without their queue's lock"
+		b0=${before%% *}
+		d0=${during%% *}
+		[ "$b0" -gt 0 ] || fail "$root: nothing of queue 0 before the storm"
+		expect_share "$d0" "$b0" 50 "$root: queue 0's untagged priority 0 during the storm"
+		[ "${during##* }" -gt 0 ] || fail "$root: nothing of queue 5 during the storm"
+		expect_eq "$(cat $DFS/tx_busy)" 0 "$root: xmit called on a full ring"
+		pfcsim_del $DEV
+	done
+}
+
 # A drop storm finds thousands of packets queued behind a paused
 # priority: the flush frees PFCWD_FLUSH_BUDGET (256) at a time, and lets
 # other work run in between (before, all of them in one go, up to
@@ -508,6 +567,7 @@ TESTS=(
 	"test_child_of_classful	txq: a drop storm under HTB"
 	"test_refused_parents	txq: DRR, ETS, HFSC and QFQ refused as parents, even further up"
 	"test_allowed_parents	txq: pfcwd under prio, htb, tbf, mq and mqprio passes traffic"
+	"test_child_of_mq	txq: under mq/mqprio no packet changes queue: right TX lock, no blocking"
 	"test_flush_budget	txq: thousands of queued packets flushed 256 at a time"
 )
 
