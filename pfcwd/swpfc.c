@@ -112,7 +112,13 @@ void pfcwd_swpfc_kick(struct pfcwd_port *port)
 		__pfcwd_swpfc_kick(port->dev);
 }
 
-static bool pfcwd_swpfc_dst_ok(const struct sk_buff *skb, bool unicast_ok)
+/*
+ * Whether a MAC control frame is for the port: the reserved address, or
+ * (@unicast_ok) the port's own - not that of an upper (bond, VLAN) that
+ * the frame is delivered as.
+ */
+static bool pfcwd_swpfc_dst_ok(const struct sk_buff *skb,
+			       const struct net_device *dev, bool unicast_ok)
 {
 	const u8 *dst;
 
@@ -120,7 +126,7 @@ static bool pfcwd_swpfc_dst_ok(const struct sk_buff *skb, bool unicast_ok)
 		return false;
 	dst = eth_hdr(skb)->h_dest;
 	return ether_addr_equal(dst, pfcwd_mac_ctrl_dst) ||
-	       (unicast_ok && ether_addr_equal(dst, skb->dev->dev_addr));
+	       (unicast_ok && ether_addr_equal(dst, dev->dev_addr));
 }
 
 /*
@@ -191,12 +197,12 @@ static int pfcwd_swpfc_rcv(struct sk_buff *skb, struct net_device *dev,
 	opcode = pdu ? be16_to_cpu(pdu->opcode) : 0;
 	if (opcode == PFCWD_MAC_CTRL_PFC) {
 		pdu = skb_header_pointer(skb, 0, sizeof(*pdu), &buf);
-		if (!pdu || !pfcwd_swpfc_dst_ok(skb, false) ||
+		if (!pdu || !pfcwd_swpfc_dst_ok(skb, port->dev, false) ||
 		    (be16_to_cpu(pdu->enable) & 0xff00))
 			opcode = 0;
 	} else if (opcode == PFCWD_MAC_CTRL_PAUSE) {
 		if (skb->len < sizeof(struct pfcwd_pause_pdu) ||
-		    !pfcwd_swpfc_dst_ok(skb, true))
+		    !pfcwd_swpfc_dst_ok(skb, port->dev, true))
 			opcode = 0;
 	} else {
 		opcode = 0;
@@ -217,8 +223,9 @@ static int pfcwd_swpfc_rcv(struct sk_buff *skb, struct net_device *dev,
 	}
 	spin_unlock(&sw->lock);
 
+	/* The port's own queues: @dev may be a bond or VLAN upper. */
 	if (resumed)
-		__pfcwd_swpfc_kick(dev);
+		__pfcwd_swpfc_kick(port->dev);
 	/* A quiet port: sample the new pause now, not a tick later. */
 	if (started)
 		pfcwd_poll_request(port, now);
