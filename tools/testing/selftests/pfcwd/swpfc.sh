@@ -4,14 +4,15 @@
 # Software PFC on a veth pair: the pfcwd qdisc on sp0 honours real PFC
 # frames (built by Scapy, swpfc_frames.py) sent from sp1, and the watchdog
 # detects and restores storms of them.  Pause timing, XON, 802.3x PAUSE,
-# malformed frames, band holding and resuming, forward and drop, and
-# teardown mid-storm.
+# malformed frames, band holding and resuming, forward and drop, teardown
+# mid-storm, and sp0 enslaved to a bond.
 
 . "$(dirname "$0")/lib.sh"
 
 DEV=sp0
 PEER=sp1
 TAP=st0
+BOND=spbond0
 FRAMES=$SELFTEST_DIR/swpfc_frames.py
 TIMING=$SELFTEST_DIR/swpfc_timing.py
 STORM_OUT=/tmp/swpfc-storm.json
@@ -73,6 +74,7 @@ fresh_pfcwd() {
 
 	ip link del $DEV 2>/dev/null
 	ip link del $TAP 2>/dev/null
+	ip link del $BOND 2>/dev/null
 	unload_mod pfcsim
 	for d in $(tc qdisc show | awk '$2 == "pfcwd" { print $5 }' | sort -u); do
 		tc qdisc del dev "$d" root 2>/dev/null
@@ -469,6 +471,33 @@ test_drop() {
 		fail "restoration log line with the drop count"
 }
 
+# A port enslaved to a bond, whose rx_handler passes frames up as the
+# bond's: an XON must resume the port's own queues, and a unicast PAUSE
+# is the port's if it is to the port's address, not the bond's.  The bond
+# has no IPv6: a frame it sent through $DEV would run the qdisc and
+# release the band, XON or not.
+test_bond() {
+	local mac=02:00:5c:00:00:01 a
+
+	setup 60000
+	ip link add $BOND type bond mode balance-rr || fail "bond"
+	echo 1 > /proc/sys/net/ipv6/conf/$BOND/disable_ipv6
+	ip link set $DEV down && ip link set $DEV master $BOND || fail "$DEV into $BOND"
+	ip link set $BOND up && ip link set $DEV up || fail "bond up"
+	expect_eq "$(nl show source)" software "source in a bond"
+	frames hold $DEV $PEER 3 0 --tries 5 --xon || fail "XON did not resume band 3 of $DEV"
+
+	ip link set $DEV down && ip link set $DEV address $mac && ip link set $DEV up ||
+		fail "$DEV address"
+	a=$(cat /sys/class/net/$BOND/address)
+	[ "$a" != $mac ] || fail "the bond took $DEV's address"
+	frames pause $PEER --unicast $mac --count 20 > /dev/null
+	frames pause $PEER --unicast "$a" --count 10 > /dev/null
+	sleep 0.1
+	expect_eq "$(sw global_pause)/$(sw malformed)" 20/10 \
+		"PAUSE frames to $DEV's address / to the bond's"
+}
+
 # Pause times follow the link speed ethtool reports, read when the port is
 # created and on link changes: a tap device, whose speed can be set.
 
@@ -685,6 +714,7 @@ TESTS=(
 	"test_unwatch_paused	swpfc: a priority no longer lossless is no longer paused	300"
 	"test_forward	swpfc: action forward: the stormed priority flows again, counted	600"
 	"test_drop	swpfc: action drop: sent = delivered + dropped, other priorities flow	600"
+	"test_bond	swpfc: a veth in a bond: XON resumes the veth's band, unicast PAUSE to the veth's address	600"
 	"test_link_speed	swpfc: pause times at the link speed (tap at 100 and 1000 Mb/s); storms at T0 200 ms timed from their first frame	600"
 	"test_teardown_qdisc	swpfc: qdisc deleted mid-storm: no handler left, port gone	600"
 	"test_teardown_veth	swpfc: veth deleted mid-storm: port gone, no reference left	600"
