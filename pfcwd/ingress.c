@@ -78,8 +78,11 @@
 #define PFCWD_NUM_DSCP		64
 #define PFCWD_PRIO_UNKNOWN	0xff
 
-/* First in line among the device's ingress hooks: drop before any work. */
-#define PFCWD_INGRESS_PRIORITY	INT_MIN
+/*
+ * Drop before any other work, but after software PFC's hook (swpfc.c, at
+ * INT_MIN), which must hear a stormed priority's pause frames.
+ */
+#define PFCWD_INGRESS_PRIORITY	(INT_MIN + 1)
 
 struct pfcwd_ingress {
 	struct nf_hook_ops ops;

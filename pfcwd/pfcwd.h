@@ -29,7 +29,7 @@
  * Contexts: the poll timer is a hard-irq hrtimer that only queues work;
  * everything else runs in process context (work items, sysfs, RTNL
  * callers), except pfcwd_report_pause(), callable from any context, and
- * the ingress hook (softirq) and the software PFC receive handler
+ * the ingress hook (softirq) and the software PFC receive hook
  * (softirq), which takes only port->swpfc.lock (everyone else takes it
  * with BHs off).
  */
@@ -41,6 +41,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
+#include <linux/netfilter.h>
 #include <linux/ratelimit.h>
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
@@ -191,8 +192,8 @@ struct pfcwd_swpfc {
 	u32 quantum_ps;		/* 512 bit times at the link speed; READ_ONCE */
 	u8 honour;		/* priorities whose pause is honoured; READ_ONCE */
 
-	bool active;		/* RTNL: the packet handler is registered */
-	struct packet_type pt;
+	bool active;		/* RTNL: the ingress hook is registered */
+	struct nf_hook_ops ops;
 };
 
 struct pfcwd_prio {

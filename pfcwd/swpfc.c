@@ -6,6 +6,17 @@
  * a pause timer per priority that the qdisc honours, and feeds the storm
  * detector with the exact pause state.
  *
+ * The frames are heard by a netfilter netdev ingress hook on the port's
+ * device, first in its chain: __netif_receive_skb_core() runs it after
+ * the packet taps and tc ingress and before the device's rx_handler, so
+ * a port enslaved to a bridge, bond or Open vSwitch hears them too (a
+ * packet_type would come after the rx_handler, which may consume them).
+ * The hook takes the frames it acts on (valid PFC and PAUSE frames, as a
+ * MAC's control sublayer would), so no bridge or switch relays them and
+ * nothing counts them as unhandled; the others go on as without pfcwd.
+ * A port whose hook cannot be registered has no software PFC: its source
+ * is not "software", so it promises no detection.
+ *
  * Frames (the MAC control opcode follows the Ethernet header):
  *  - 0x0101, IEEE 802.1Qbb PFC: a class-enable vector (the high octet is
  *    reserved and must be 0; bit P of the low octet: priority P's time is
@@ -22,7 +33,7 @@
  *    01:80:c2:00:00:01 or the port's own address.
  *  - anything else - too short, another destination, a VLAN tag with a
  *    VLAN id, reserved vector bits set, another opcode - is ignored and
- *    counted (malformed).
+ *    counted (malformed), and left to the stack.
  * Only the port's lossless (watched) priorities are honoured, as a DCB
  * NIC honours only the priorities in pfc_en; XOFF frames of the others are
  * counted and change nothing.  The watchdog mitigating a priority (action
@@ -39,13 +50,14 @@
  * most once per quiet interval (pfcwd_poll_request()).
  *
  * Locking and context:
- *  - pfcwd_swpfc_rcv(), the packet handler: softirq (or process context
- *    with BHs off).  It may run on several CPUs at once for one port; it
- *    takes swpfc.lock, reads quantum_ps and honour with READ_ONCE, and
- *    calls nothing that sleeps.
- *  - start and stop: process context, RTNL held.  stop waits for running
- *    handlers (dev_remove_pack() ends with synchronize_net()), so the port
- *    outlives every call of its handler.
+ *  - pfcwd_swpfc_hook(): softirq (or process context with BHs off),
+ *    inside the RCU read-side section netfilter runs hooks in.  It may
+ *    run on several CPUs at once for one port; it takes swpfc.lock, reads
+ *    quantum_ps and honour with READ_ONCE, and calls nothing that sleeps.
+ *  - start and stop: process context, RTNL held.  netfilter does not wait
+ *    for running hooks when one is unregistered: stop does
+ *    (synchronize_net()), so the port outlives every call of its hook and
+ *    no frame sets a pause after stop released them.
  *  - set_speed, set_honour, sample, counters, debugfs: process context,
  *    port->lock held (set_speed: also RTNL); they take swpfc.lock with BHs
  *    off.
@@ -57,9 +69,11 @@
 
 #include <linux/etherdevice.h>
 #include <linux/if_arp.h>
+#include <linux/if_vlan.h>
 #include <linux/if_ether.h>
 #include <linux/ktime.h>
 #include <linux/netdevice.h>
+#include <linux/netfilter.h>
 #include <linux/rtnetlink.h>
 #include <linux/seq_file.h>
 #include <linux/skbuff.h>
@@ -69,6 +83,13 @@
 
 #define PFCWD_MAC_CTRL_PAUSE	0x0001	/* IEEE 802.3 Annex 31B */
 #define PFCWD_MAC_CTRL_PFC	0x0101	/* IEEE 802.3 Annex 31D, 802.1Qbb */
+
+/*
+ * First among the device's ingress hooks, before pfcwd's own drop hook
+ * (ingress.c), nftables chains, and anything else that could drop a frame
+ * of a stormed priority before its pause is heard.
+ */
+#define PFCWD_SWPFC_PRIORITY	INT_MIN
 
 /* A PFC frame's MAC control PDU, after the Ethernet header. */
 struct pfcwd_pfc_pdu {
@@ -114,8 +135,7 @@ void pfcwd_swpfc_kick(struct pfcwd_port *port)
 
 /*
  * Whether a MAC control frame is for the port: the reserved address, or
- * (@unicast_ok) the port's own - not that of an upper (bond, VLAN) that
- * the frame is delivered as.
+ * (@unicast_ok) the port's own; no VLAN id (a priority tag is fine).
  */
 static bool pfcwd_swpfc_dst_ok(const struct sk_buff *skb,
 			       const struct net_device *dev, bool unicast_ok)
@@ -123,6 +143,9 @@ static bool pfcwd_swpfc_dst_ok(const struct sk_buff *skb,
 	const u8 *dst;
 
 	if (!skb_mac_header_was_set(skb) || skb->pkt_type == PACKET_OTHERHOST)
+		return false;
+	/* The core marks a VLAN id OTHERHOST only after this hook runs. */
+	if (skb_vlan_tag_present(skb) && skb_vlan_tag_get_id(skb))
 		return false;
 	dst = eth_hdr(skb)->h_dest;
 	return ether_addr_equal(dst, pfcwd_mac_ctrl_dst) ||
@@ -180,13 +203,14 @@ static void pfcwd_swpfc_apply(struct pfcwd_swpfc *sw,
 	}
 }
 
-/* The packet handler for ETH_P_PAUSE on the port's device.  Softirq. */
-static int pfcwd_swpfc_rcv(struct sk_buff *skb, struct net_device *dev,
-			   struct packet_type *pt, struct net_device *orig_dev)
+/*
+ * A MAC control frame received on the port's device.  Returns the opcode
+ * it was handled as, 0 if ignored as malformed.  Softirq.
+ */
+static u16 pfcwd_swpfc_rcv(struct pfcwd_port *port, struct sk_buff *skb)
 {
-	struct pfcwd_port *port = container_of(pt, struct pfcwd_port,
-					       swpfc.pt);
 	struct pfcwd_swpfc *sw = &port->swpfc;
+	struct net_device *dev = port->dev;
 	const struct pfcwd_pfc_pdu *pdu;
 	struct pfcwd_pfc_pdu buf;
 	bool started = false, resumed = false;
@@ -197,12 +221,12 @@ static int pfcwd_swpfc_rcv(struct sk_buff *skb, struct net_device *dev,
 	opcode = pdu ? be16_to_cpu(pdu->opcode) : 0;
 	if (opcode == PFCWD_MAC_CTRL_PFC) {
 		pdu = skb_header_pointer(skb, 0, sizeof(*pdu), &buf);
-		if (!pdu || !pfcwd_swpfc_dst_ok(skb, port->dev, false) ||
+		if (!pdu || !pfcwd_swpfc_dst_ok(skb, dev, false) ||
 		    (be16_to_cpu(pdu->enable) & 0xff00))
 			opcode = 0;
 	} else if (opcode == PFCWD_MAC_CTRL_PAUSE) {
 		if (skb->len < sizeof(struct pfcwd_pause_pdu) ||
-		    !pfcwd_swpfc_dst_ok(skb, port->dev, true))
+		    !pfcwd_swpfc_dst_ok(skb, dev, true))
 			opcode = 0;
 	} else {
 		opcode = 0;
@@ -223,18 +247,24 @@ static int pfcwd_swpfc_rcv(struct sk_buff *skb, struct net_device *dev,
 	}
 	spin_unlock(&sw->lock);
 
-	/* The port's own queues: @dev may be a bond or VLAN upper. */
+	/* The port's own queues, whatever upper the frame would go to. */
 	if (resumed)
-		__pfcwd_swpfc_kick(port->dev);
+		__pfcwd_swpfc_kick(dev);
 	/* A quiet port: sample the new pause now, not a tick later. */
 	if (started)
 		pfcwd_poll_request(port, now);
-	if (opcode) {
-		consume_skb(skb);
-		return NET_RX_SUCCESS;
-	}
-	kfree_skb(skb);
-	return NET_RX_DROP;
+	return opcode;
+}
+
+/* The netdev ingress hook of the port's device.  Softirq, RCU. */
+static unsigned int pfcwd_swpfc_hook(void *priv, struct sk_buff *skb,
+				     const struct nf_hook_state *state)
+{
+	if (skb->protocol != htons(ETH_P_PAUSE) ||
+	    !pfcwd_swpfc_rcv(priv, skb))
+		return NF_ACCEPT;
+	consume_skb(skb);
+	return NF_STOLEN;
 }
 
 /**
@@ -280,21 +310,31 @@ void pfcwd_swpfc_set_honour(struct pfcwd_port *port, u8 prios)
  * pfcwd_swpfc_start - receive PFC frames on a new port, if it needs it
  * @port: a port being created; RTNL held, process context
  *
- * Only for Ethernet devices without hardware PFC (!port->has_dcb).
+ * Only for Ethernet devices without hardware PFC (!port->has_dcb).  If
+ * the hook cannot be registered, the port stays without (and says so).
  */
 void pfcwd_swpfc_start(struct pfcwd_port *port)
 {
 	struct pfcwd_swpfc *sw = &port->swpfc;
+	int err;
 
 	ASSERT_RTNL();
 	spin_lock_init(&sw->lock);
 	sw->honour = port->cfg.prios;
 	if (port->has_dcb || port->dev->type != ARPHRD_ETHER)
 		return;
-	sw->pt.type = htons(ETH_P_PAUSE);
-	sw->pt.dev = port->dev;
-	sw->pt.func = pfcwd_swpfc_rcv;
-	dev_add_pack(&sw->pt);
+	sw->ops.hook = pfcwd_swpfc_hook;
+	sw->ops.dev = port->dev;
+	sw->ops.priv = port;
+	sw->ops.pf = NFPROTO_NETDEV;
+	sw->ops.hooknum = NF_NETDEV_INGRESS;
+	sw->ops.priority = PFCWD_SWPFC_PRIORITY;
+	err = nf_register_net_hook(dev_net(port->dev), &sw->ops);
+	if (err) {
+		pr_warn("%s: no software PFC, PFC frames cannot be heard: ingress hook: %d\n",
+			port->name, err);
+		return;
+	}
 	WRITE_ONCE(sw->active, true);
 }
 
@@ -314,7 +354,9 @@ void pfcwd_swpfc_stop(struct pfcwd_port *port)
 	ASSERT_RTNL();
 	if (!sw->active)
 		return;
-	dev_remove_pack(&sw->pt);
+	/* The device may have moved: its hooks went with it. */
+	nf_unregister_net_hook(dev_net(port->dev), &sw->ops);
+	synchronize_net();
 	WRITE_ONCE(sw->active, false);
 	spin_lock_bh(&sw->lock);
 	for (p = 0; p < PFCWD_NUM_PRIO; p++) {
