@@ -127,8 +127,11 @@ static void pfcwd_ectr_lookup(struct pfcwd_port *port, int n, u64 now)
 	kvfree(names);
 }
 
-/* The statistics buffer for @n counters (port->refresh_stats); NULL. */
-static struct ethtool_stats *pfcwd_ectr_buf(struct pfcwd_port *port, int n)
+/*
+ * The statistics buffer for @n counters, port->refresh_stats, reallocated
+ * when the count changed.  RTNL held.  Return: the buffer, or NULL.
+ */
+struct ethtool_stats *pfcwd_ectr_buf(struct pfcwd_port *port, int n)
 {
 	struct ethtool_stats *st = port->refresh_stats;
 

@@ -569,6 +569,7 @@ bool pfcwd_port_absent(struct pfcwd_port *port);
 
 /* ethtool_ctr.c */
 void pfcwd_ectr_init(struct pfcwd_port *port);
+struct ethtool_stats *pfcwd_ectr_buf(struct pfcwd_port *port, int n);
 const u64 *pfcwd_ectr_fetch(struct pfcwd_port *port, u64 now, bool forced,
 			    u32 want);
 #define PFCWD_ECTR_NIC_MASK	(BIT(PFCWD_ECTR_NIC_WARN) | BIT(PFCWD_ECTR_NIC_ERR))

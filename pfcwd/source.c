@@ -187,7 +187,7 @@ u64 pfcwd_source_fine_ns(const struct pfcwd_port *port)
 static bool pfcwd_source_force(struct pfcwd_port *port, u64 now)
 {
 	const struct ethtool_ops *ops = port->dev->ethtool_ops;
-	struct ethtool_stats *st = port->refresh_stats;
+	struct ethtool_stats *st;
 	u64 t;
 	int n;
 
@@ -197,15 +197,9 @@ static bool pfcwd_source_force(struct pfcwd_port *port, u64 now)
 	n = ops->get_sset_count(port->dev, ETH_SS_STATS);
 	if (n <= 0 || n > PFCWD_ETHTOOL_STATS_MAX)
 		goto fail;
-	if (!st || st->n_stats != n) {
-		kvfree(st);
-		port->refresh_stats = NULL;
-		st = kvzalloc(struct_size(st, data, n), GFP_KERNEL);
-		if (!st)
-			goto fail;
-		st->n_stats = n;
-		port->refresh_stats = st;
-	}
+	st = pfcwd_ectr_buf(port, n);
+	if (!st)
+		goto fail;
 	t = ktime_get_ns();
 	ops->get_ethtool_stats(port->dev, st, st->data);
 	/* The driver read each counter somewhere within the call. */
