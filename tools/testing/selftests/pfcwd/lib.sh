@@ -225,9 +225,15 @@ _tap_run_case() {
 	echo "# time: $(((${EPOCHREALTIME//[!0-9]/} - t0) / 1000)) ms, $((p1 - p0 - 2)) forks"
 	if [ $rc = 124 ]; then
 		echo "# timed out after ${tmo}s"
+		# What is still blocked once the case is killed tells a hang
+		# from a slow case: the kernel's list of D-state tasks.
+		echo w > /proc/sysrq-trigger 2>/dev/null
 		rc=1
 	fi
 	klogtext=$(dmesg -c 2>/dev/null)
+	[ $rc = 1 ] && [[ $klogtext == *"Show Blocked State"* ]] &&
+		printf '%s\n' "${klogtext#*Show Blocked State}" | head -n 80 |
+		sed 's/^/# blocked: /'
 	# Emptied from the ring, kept with the results: SCRIPT.klog.
 	[ -n "$TAP_KLOG" ] && printf '=== %s\n%s\n' "$fn" "$klogtext" >> "$TAP_KLOG"
 	if ! dmesg_check "$klogtext" > "$f.dmesg" 2> "$f.art"; then
