@@ -558,9 +558,9 @@ test_unload_mid_storm() {
 }
 
 TESTS=(
-	"test_saturation_alert	txq: saturated 3 and 5, 3 paused (alert): 5 keeps its rate"
-	"test_saturation_channels	txq: the same with 2 TX queues per traffic class"
-	"test_saturation_fewer_tcs	txq: the same with 4 traffic classes for 8 priorities"
+	"test_saturation_alert	txq: saturated 3 and 5, 3 paused (alert): 5 keeps its rate	stock"
+	"test_saturation_channels	txq: the same with 2 TX queues per traffic class	stock"
+	"test_saturation_fewer_tcs	txq: the same with 4 traffic classes for 8 priorities	stock"
 	"test_drop_loses_nothing_else	txq: 3 paused (drop): nothing of 5 lost"
 	"test_layout	txq: one hidden leaf per TX queue, sums at the root and classes"
 	"test_unload_mid_storm	txq: qdisc deleted and module unloaded mid drop storm"
