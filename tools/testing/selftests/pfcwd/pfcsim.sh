@@ -987,7 +987,7 @@ TESTS=(
 	"test_count_when_disabled	pfcsim: count_when_disabled 1 and 0 with pfc_en off"
 	"test_rx_storm_stops_queue	pfcsim: rx_storm stops the lossless TX queue, drains after"
 	"test_tx_storm	pfcsim: tx_storm raises requests, stalls receive, needs pfc_en"
-	"test_rx_slow	pfcsim: rx_slow raises requests, receive keeps working"
+	"test_rx_slow	pfcsim: rx_slow raises requests, receive keeps working	stock"
 	"test_inject_rx	pfcsim: inject_rx counted per priority, tagged frames delivered"
 	"test_bad_writes	pfcsim: every bad debugfs write rejected, nothing changed"
 	"test_rename	pfcsim: renamed port keeps its directory, deleted by new name"
