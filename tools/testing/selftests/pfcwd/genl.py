@@ -129,6 +129,39 @@ def encode(typ, value):
     raise ValueError('unknown type ' + typ)
 
 
+def nlmsg(ftype, flags, seq, body):
+    """A netlink message: header and body (which may be malformed)."""
+    return struct.pack('IHHII', 16 + len(body), ftype, flags, seq, 0) + body
+
+
+def split_msgs(data):
+    """(type, flags, seq, payload) of each message in a datagram."""
+    while len(data) >= 16:
+        ln, t, fl, seq, _pid = struct.unpack('IHHII', data[:16])
+        if ln < 16:
+            return
+        yield t, fl, seq, data[16:ln]
+        data = data[(ln + 3) & ~3:]
+
+
+def ack_error(fl, msg, done=False):
+    """(errno, extack message) of an NLMSG_ERROR payload, or with done of
+    an NLMSG_DONE one (its TLVs follow the error code directly)."""
+    err = -struct.unpack('i', msg[:4])[0]
+    ext = ''
+    if fl & NLM_F_ACK_TLVS:
+        if done:
+            skip = 4
+        elif fl & NLM_F_CAPPED:
+            skip = 4 + 16
+        else:
+            skip = 4 + ((struct.unpack('I', msg[4:8])[0] + 3) & ~3)
+        for at, av in parse_attrs(msg[skip:]):
+            if at == NLMSGERR_ATTR_MSG:
+                ext = av.rstrip(b'\0').decode(errors='replace')
+    return err, ext
+
+
 def parse_attrs(data):
     out = []
     while len(data) >= 4:
@@ -152,35 +185,20 @@ class Genl:
     def send(self, ftype, flags, cmd, payload, version=1, reserved=0):
         self.seq += 1
         body = struct.pack('BBH', cmd, version, reserved) + payload
-        hdr = struct.pack('IHHII', 16 + len(body), ftype,
-                          flags | NLM_F_REQUEST, self.seq, 0)
-        self.s.send(hdr + body)
+        self.s.send(nlmsg(ftype, flags | NLM_F_REQUEST, self.seq, body))
         return self.seq
 
     def recv(self):
         """Yields (type, flags, payload) until DONE or an ack/error."""
         while True:
             data = self.s.recv(1 << 20)
-            while len(data) >= 16:
-                ln, t, fl, _seq, _pid = struct.unpack('IHHII', data[:16])
-                msg = data[16:ln]
-                data = data[(ln + 3) & ~3:]
+            for t, fl, _seq, msg in split_msgs(data):
                 if t == NLMSG_DONE:
                     yield ('done', fl, msg)
                     return
                 if t == NLMSG_ERROR:
-                    err = struct.unpack('i', msg[:4])[0]
-                    ext = ''
-                    if fl & NLM_F_ACK_TLVS:
-                        inner_len = struct.unpack('I', msg[4:8])[0]
-                        if fl & NLM_F_CAPPED:
-                            skip = 4 + 16
-                        else:
-                            skip = 4 + ((inner_len + 3) & ~3)
-                        for at, av in parse_attrs(msg[skip:]):
-                            if at == NLMSGERR_ATTR_MSG:
-                                ext = av.rstrip(b'\0').decode()
-                    yield ('error', -err, ext)
+                    err, ext = ack_error(fl, msg)
+                    yield ('error', err, ext)
                     return
                 yield ('msg', fl, msg)
 
