@@ -1,0 +1,118 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Timing bounds of the selftests, from physics only (sourced by lib.sh).
+#
+# A bound is what the storm and the poller's design allow - T0 or T1, the
+# interval between the reads that can see a storm begin or end (the poll
+# intervals of DESIGN section 4: poll_quiet_us, poll_fine_us, as the test
+# configured them), the period R at which a port's counters are published
+# and that publication's jitter (pfcsim: stats_period_ms; pfcsim's delayed
+# work adds no jitter of its own beyond the load below) - plus one load
+# margin for the guest's scheduling.  Never anything pfcwd computes about
+# its own precision (granularity_us, restore_late_us, pub_width_us, the
+# poller's late_ns): those are checked against these bounds instead.
+# All results in us.
+
+# The poll intervals as configured (module parameters; defaults 4 ms and
+# 1 ms, pfcwd/params.c), never pfcwd's measured lateness.
+poll_quiet_us() {
+	local v=4000
+
+	[ -r /sys/module/pfcwd/parameters/poll_quiet_us ] &&
+		read -r v < /sys/module/pfcwd/parameters/poll_quiet_us
+	echo "$v"
+}
+
+poll_fine_us() {
+	local v=1000
+
+	[ -r /sys/module/pfcwd/parameters/poll_fine_us ] &&
+		read -r v < /sys/module/pfcwd/parameters/poll_fine_us
+	echo "$v"
+}
+
+# How late one wake-up (an hrtimer, the poller's kthread, pfcsim's timers
+# and delayed work) may run in this guest, us.  The guest's timers are
+# delivered by TCG vCPU threads, which the 2-core host shares with the
+# other VMs of a CI run and make check's parallel lane: a runnable vCPU
+# thread can wait a host scheduling period (about 12 ms at 3-5 runnable
+# threads on 2 cores), and inside the guest the poller then waits for
+# RTNL, which the case's own dcb/tc/ethtool commands hold for a few ms
+# each under emulation.  The poller's own measured lateness on the stock
+# kernels, as make check's runs showed it (debugfs pfcwd/poll late_ns,
+# its 30 s maximum), stayed below 16 ms on 6.1 with 1 vCPU and on 6.12
+# with 2; 20 ms covers that.  With 2 vCPUs the case's processes and the
+# poller can run at once, but the host has two vCPU threads of ours to
+# schedule instead of one: the same 20 ms on either kernel.  The debug
+# kernel (KASAN, lockdep, kmemleak) runs every path in the guest about 3
+# times slower (as lib.sh's timeouts assume): 60 ms.
+wakeup_late_us() {
+	local r
+
+	read -r r < /proc/sys/kernel/osrelease
+	case $r in
+	*-pfcwd-debug) echo 60000 ;;	# any vCPU count
+	*) echo 20000 ;;		# 6.1 and 6.12, 1 or 2 vCPUs
+	esac
+}
+
+# The load margin: every measured interval is bracketed by two wake-ups
+# (the read that first sees a pause or its end, and the one that acts T0
+# or T1 later), and each may come late by one wakeup_late_us.
+load_margin_us() {
+	echo $((2 * $(wakeup_late_us)))
+}
+
+# bound_detect_us T0_MS [R_MS [JITTER_MS]]: the latest detection after a
+# storm began.  Live counters (R 0, also the exact software and push
+# sources): the pause is seen at the next quiet read, T0 is then checked
+# on the fine grid.  Counters published every R: the storm's first
+# publication comes up to R + jitter after it began, and pfcwd's reads
+# look for a publication within a window of R/8 + 2 fine (pfcwd/source.c)
+# after it is due, then read fine; the publication phase is known (see
+# bound_first_detect_us).
+bound_detect_us() {
+	local t0=$1 r=${2:-0} j=${3:-0} fine
+
+	fine=$(poll_fine_us)
+	if [ "$r" = 0 ]; then
+		echo $((t0 * 1000 + $(poll_quiet_us) + fine + $(load_margin_us)))
+	else
+		echo $((t0 * 1000 + (r + j) * 1000 + r * 1000 / 8 + 3 * fine +
+			$(load_margin_us)))
+	fi
+}
+
+# bound_first_detect_us T0_MS R_MS [JITTER_MS]: the same before pfcwd knows
+# the phase of the publications: it reads once a period, so one period more.
+bound_first_detect_us() {
+	echo $(($(bound_detect_us "$1" "$2" "${3:-0}") + $2 * 1000))
+}
+
+# bound_restore_us T1_MS [R_MS [JITTER_MS [SHORT]]]: the latest restoration
+# after a storm's last pause frame: the end is seen as the detection's
+# start is, T1 counted on the fine grid.  SHORT 1: a storm shorter than
+# two periods on published counters without published pause time may be
+# seen over only in a later publication, one period more.
+bound_restore_us() {
+	local t1=$1 r=${2:-0} j=${3:-0} short=${4:-0} b
+
+	b=$(bound_detect_us "$t1" "$r" "$j")
+	[ "$short" = 1 ] && b=$((b + r * 1000))
+	echo "$b"
+}
+
+# check_granularity DEV T0_MS [R_MS [JITTER_MS]]: pfcwd's own claim
+# (granularity_us: how late it says a detection may come beyond T0) must
+# not exceed what physics gives.
+check_granularity() {
+	local g b
+
+	read -r g < "/sys/class/net/$1/pfcwd/granularity_us" ||
+		fail "$1: no granularity_us"
+	b=$(($(bound_detect_us "$2" "${3:-0}" "${4:-0}") - $2 * 1000))
+	log "# $1: granularity_us $g, physical bound $b us"
+	[ "$g" -le "$b" ] ||
+		fail "$1: granularity_us $g above the physical bound $b us (T0 $2 ms, R ${3:-0} ms)"
+}
