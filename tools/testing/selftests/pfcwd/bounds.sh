@@ -117,33 +117,45 @@ check_granularity() {
 		fail "$1: granularity_us $g above the physical bound $b us (T0 $2 ms, R ${3:-0} ms)"
 }
 
-# judged CMD...: runs CMD (a timing check that may fail) in a subshell
-# while wakeup_probe.py measures how late this guest wakes a SCHED_FIFO
-# sleeper, independent of pfcwd.  CMD's pass is a pass.  If CMD fails
-# while the probe saw a wake-up later than wakeup_late_us, the load
-# margin's premise did not hold (a starved host): the case is skipped
-# with the measured delay, never passed; otherwise the failure stands.
-# pfcwd's granularity_us holds its poller's lateness of the last 30 s:
-# a check of it is judged over the whole case, which the probe covers
-# only from its start.
-judged() {
-	local out=/tmp/wakeup-probe.$$ pid rc max i
+# wakeup_probe_start: at the top of a script that uses judged (not in a
+# case: it must outlive them).  wakeup_probe.py notes, independent of
+# pfcwd, every wake-up of a SCHED_FIFO sleeper later than a quarter of
+# wakeup_late_us, with its time (CLOCK_BOOTTIME, as /proc/uptime).
+WAKEUP_PROBE_OUT=/tmp/wakeup-probe.$$
+wakeup_probe_start() {
+	local i
 
-	rm -f "$out" "$out.ready"
-	chrt -f 1 python3 -S "$SELFTEST_DIR/wakeup_probe.py" "$out" &
-	pid=$!
+	rm -f "$WAKEUP_PROBE_OUT" "$WAKEUP_PROBE_OUT.ready"
+	chrt -f 1 python3 -S "$SELFTEST_DIR/wakeup_probe.py" "$WAKEUP_PROBE_OUT" \
+		$(($(wakeup_late_us) / 4)) &
 	for ((i = 0; i < 200; i++)); do
-		[ -e "$out.ready" ] && break
+		[ -e "$WAKEUP_PROBE_OUT.ready" ] && return 0
 		sleep 0.05
 	done
-	[ -e "$out.ready" ] || fail "wakeup_probe.py did not start"
+	echo "# wakeup_probe.py did not start"
+}
+
+# The latest wake-up the probe saw since uptime $1 (s), us.
+wakeup_probe_max() {
+	awk -v t="$1" '$1 >= t && $2 > m { m = $2 } END { print m + 0 }' \
+		"$WAKEUP_PROBE_OUT" 2>/dev/null || echo 0
+}
+
+# judged CMD...: runs CMD (a timing check that may fail) in a subshell.
+# CMD's pass is a pass.  If CMD fails while the probe saw a wake-up later
+# than wakeup_late_us - during CMD or in the 30 s before it, the window
+# of the poller lateness that pfcwd's granularity_us holds - the load
+# margin's premise did not hold (a starved host): the case is skipped
+# with the measured delay, never passed; otherwise the failure stands.
+judged() {
+	local up rc max
+
+	read -r up _ < /proc/uptime
+	[ -e "$WAKEUP_PROBE_OUT.ready" ] || fail "no wake-up probe (wakeup_probe_start)"
 	("$@")
 	rc=$?
-	kill -TERM "$pid" 2>/dev/null
-	wait "$pid"
-	read -r _ max _ < "$out" 2>/dev/null || max=0
-	log "# guest wake-ups during the check: $(cat "$out" 2>/dev/null) (margin assumes <= $(wakeup_late_us) us)"
-	rm -f "$out" "$out.ready"
+	max=$(wakeup_probe_max "$(awk -v u="$up" 'BEGIN { print u - 30 }')")
+	log "# latest guest wake-up from 30 s before the check to its end: $max us (margin assumes <= $(wakeup_late_us) us)"
 	[ "$rc" = 0 ] && return 0
 	[ "$max" -gt "$(wakeup_late_us)" ] &&
 		skip "timing not judged: the guest woke a sleeper $max us late, beyond the $(wakeup_late_us) us the load margin assumes"

@@ -8,6 +8,7 @@
 # escaping, dumps of many ports while ports come and go, and headroom.
 
 . "$(dirname "$0")/lib.sh"
+wakeup_probe_start
 
 [ -x "$PFCWD" ] || { echo "no $PFCWD: run make first"; exit 1; }
 

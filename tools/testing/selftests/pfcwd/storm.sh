@@ -5,6 +5,7 @@
 # latching, NIC-side storms, slow receivers, sysfs, lifecycle races.
 
 . "$(dirname "$0")/lib.sh"
+wakeup_probe_start
 
 DBG=$PFCWD_DBG
 TIMING=$SELFTEST_DIR/storm_timing.py

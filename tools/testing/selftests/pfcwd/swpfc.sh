@@ -8,6 +8,7 @@
 # mid-storm, and sp0 enslaved to a bridge, an OVS datapath or a bond.
 
 . "$(dirname "$0")/lib.sh"
+wakeup_probe_start
 
 DEV=sp0
 PEER=sp1
