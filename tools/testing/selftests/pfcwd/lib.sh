@@ -645,3 +645,4 @@ cli_wait() {
 	done
 	fail "$1 prio $2: $3 is '$v' through pfcwd stats, wanted '$4' within $5 s"
 }
+. "$SELFTEST_DIR/bounds.sh"

@@ -29,8 +29,9 @@ profile table's documented read bound), or pfcwd's quiet poll interval for
 live counters; B the busy read interval (poll_fine_us, or the forced busy
 interval, or 10 ms where pfcwd reads live pause durations: mlxsw); W the
 window pfcwd allows a publication to be late (R/8 + 2 fine reads, DESIGN);
-margin the stated load margin (100 ms; 300 ms on the debug kernel of
-make check-debug, which runs 5-6 times slower).  A published (not
+margin the load margin for this kernel and vCPU count, defined and
+justified in one place, bounds.sh (load_margin_us), unless --margin-ms
+names a larger one for a stated reason.  A published (not
 forceable) port adds R to the first storm's detection bound (the
 publication phase is not known before the counters first move: DESIGN
 "published counters") and to restoration bounds of storms shorter than 2R
@@ -89,7 +90,15 @@ import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from pfcwd_debugfs import on_debug_kernel, pct, port_stats, prio_stats  # noqa: E402
+from pfcwd_debugfs import pct, port_stats, prio_stats  # noqa: E402
+
+
+def load_margin_ms():
+    """The load margin of bounds.sh, the one place it is defined."""
+    bounds = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bounds.sh")
+    out = subprocess.run(["bash", "-c", '. "$0" && load_margin_us', bounds],
+                         capture_output=True, text=True, check=True).stdout
+    return int(out) / 1000.0
 
 DFS = "/sys/kernel/debug/pfcsim/"
 PRIO = 3
@@ -443,13 +452,15 @@ def main():
     ap.add_argument("--storms", type=int, default=2)
     ap.add_argument("--storm-ms", type=int, default=3000)
     ap.add_argument("--gap-ms", type=int, default=2500)
-    ap.add_argument("--margin-ms", type=float,
-                    default=300.0 if on_debug_kernel() else 100.0)
+    ap.add_argument("--margin-ms", type=float)
     ap.add_argument("--bursts", type=int, default=0)
     ap.add_argument("--burst-ms", type=int, default=80)
     ap.add_argument("--burst-gap-ms", type=int, default=400)
     ap.add_argument("--json")
     a = ap.parse_args()
+    if a.margin_ms is None:
+        a.margin_ms = load_margin_ms()
+    print("load margin %g ms" % a.margin_ms)
 
     ports = [Port(s, a) for s in a.ports]
     pg = None

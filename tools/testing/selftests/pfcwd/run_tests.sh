@@ -4,7 +4,7 @@
 # Runs pfcwd's selftests (inside the VM, as root) and prints one TAP stream
 # per script, indented as subtests, with a top-level result per script.
 #
-#   run_tests.sh [--lane ID] [SCRIPT...]   default: every *.sh but lib.sh
+#   run_tests.sh [--lane ID] [SCRIPT...]   default: every *.sh but lib.sh, bounds.sh
 #
 # Each script's output is also saved to $PFCWD_RESULTS/<kernel>/<script>.tap
 # when PFCWD_RESULTS is set, and the kmemleak scan's to kmemleak-ID.tap
@@ -22,7 +22,7 @@ fi
 if [ $# -gt 0 ]; then
 	scripts=("$@")
 else
-	mapfile -t scripts < <(ls ./*.sh | grep -v -e '/lib\.sh$' -e '/run_tests\.sh$' | sort)
+	mapfile -t scripts < <(ls ./*.sh | grep -v -e '/lib\.sh$' -e '/bounds\.sh$' -e '/run_tests\.sh$' | sort)
 fi
 
 out=

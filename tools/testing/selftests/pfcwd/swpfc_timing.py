@@ -4,6 +4,7 @@
 
   swpfc_timing.py DEV PEER PRIO COUNT [--hold MS] [--gap MS]
                   [--interval-us N] [--patience S] [--json FILE] [--tap]
+                  --det-max-us N --res-max-us N
 
 DEV is a port with software PFC (a pfcwd qdisc on one end of a veth pair)
 and PEER the other end.  For each of COUNT storms, a child process sends
@@ -24,10 +25,12 @@ rightly starts a new one at the next frame.  So the pause pfcwd detected
 is checked against the frames that were sent, not against the first one:
 a frame i reached DEV at some a(i) in [before(i), after(i)].  With
 S = detected_at - last_paused (pfcwd's start of the pause it detected),
-D = detected_at, L = pfcwd's stamp of the last XOFF, R = restored_at and
-G = granularity_us (read after each storm):
+D = detected_at, L = pfcwd's stamp of the last XOFF, R = restored_at,
+Bd and Br the physical bounds beyond T0 and T1 that the caller computes
+(bounds.sh: poll intervals, load margin) and G = granularity_us (read
+after each storm; pfcwd's claim, checked: G <= Bd, never the pass mark):
 
-  detection      T0 <= D - S <= T0 + G
+  detection      T0 <= D - S <= T0 + Bd
   the pause      S is a frame's arrival: before(k) <= S <= after(k) for
                  some k, with S >= before(0) (never before the storm);
                  a lapse was possible before frame k (k = 0, or
@@ -36,7 +39,7 @@ G = granularity_us (read after each storm):
                  still possible at D (D < after(j) + Q, j the last frame
                  sent before D)
   restoration    L is the last frame's arrival (before(n) <= L <= after(n))
-                 and T1 <= R - L <= T1 + G; one restoration per storm
+                 and T1 <= R - L <= T1 + Br; one restoration per storm
                  (unless the sender was held up for T1 after detection:
                  then an early restoration is right, and is reported)
 
@@ -129,6 +132,10 @@ def main():
     ap.add_argument("--interval-us", type=int, default=500)
     ap.add_argument("--patience", type=float, default=120)
     ap.add_argument("--json")
+    ap.add_argument("--det-max-us", type=int, required=True,
+                    help="latest detection beyond T0 (physics)")
+    ap.add_argument("--res-max-us", type=int, required=True,
+                    help="latest restoration beyond T1 (physics)")
     ap.add_argument("--strict-start", action="store_true",
                     help="the pause must begin at the first frame (no lapse)")
     ap.add_argument("--tap", action="store_true",
@@ -177,7 +184,11 @@ def main():
         if "error" in out:
             errs.append("sender: " + out["error"])
         paused = d - s
-        if not t0 - SLACK <= paused <= t0 + g + SLACK:
+        bd, br = a.det_max_us * 1000, a.res_max_us * 1000
+        if g > bd:
+            errs.append("granularity %.3f ms above the physical bound %.3f ms"
+                        % (g / 1e6, bd / 1e6))
+        if not t0 - SLACK <= paused <= t0 + bd + SLACK:
             errs.append("paused %.3f ms at detection" % (paused / 1e6))
         errs += check_pause(out, s, d, q, a.strict_start)
 
@@ -199,7 +210,7 @@ def main():
             r = rst["restored_at_ns"]
             if not b[-1] - SLACK <= last <= e[-1] + SLACK:
                 errs.append("last XOFF stamp is not the last frame's arrival")
-            if not t1 <= r - last <= t1 + g:
+            if not t1 <= r - last <= t1 + br:
                 errs.append("restored %.3f ms after the last XOFF" % ((r - last) / 1e6))
             res.append(r - last - t1)
         det.append(paused - t0)
