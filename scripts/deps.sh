@@ -59,7 +59,8 @@ resolve_abi() {
 
 pkgs=(build-essential gcc make bc kmod cpio busybox-static qemu-system-x86
       sparse libmnl-dev pkg-config iproute2 ethtool procps iputils-ping
-      python3 python3-yaml python3-jsonschema python3-scapy xz-utils
+      python3 python3-yaml python3-jsonschema python3-scapy python3-pyroute2
+      xz-utils
       linux-source-6.12 util-linux jq gojq nftables prometheus
       dkms dh-dkms debhelper dpkg-dev fakeroot lintian)
 
@@ -166,5 +167,34 @@ if [ ! -f "$cp_dir/.done" ] || [ ! -f "$ynl_dir/.done" ]; then
 	fi
 	copy_entry "$entry/checkpatch" "$cp_dir"
 	copy_entry "$entry/ynl" "$ynl_dir"
+fi
+
+# The kernel's tc-testing runner (tools/testing/selftests/tc-testing: tdc.py,
+# its plugins and its own cases) from the same tarball, for the pfcwd tdc
+# cases (tools/testing/selftests/pfcwd/tdc.sh).  Its nsPlugin uses
+# pyroute2 (the Debian package above).  An entry of its own, so that a
+# cache made before it is not unpacked again.
+tdc_dir="$top/build/tdc"
+if [ ! -f "$tdc_dir/.done" ]; then
+	v=$(dpkg-query -W -f='${Version}' linux-source-6.12)
+	entry=$cache/tdc/$v
+	if [ ! -f "$entry/.done" ]; then
+		tarball=$(ls /usr/src/linux-source-6.12*.tar.* 2>/dev/null | head -n1)
+		[ -n "$tarball" ] || { log "linux-source-6.12 tarball missing"; exit 1; }
+		log "extracting tc-testing from $tarball into $entry"
+		tmp=$entry.tmp.$$
+		rm -rf "$tmp"
+		mkdir -p "$tmp"
+		base=$(basename "$tarball")
+		base=${base%.tar.*}
+		tar -xf "$tarball" -C "$tmp" --strip-components=5 \
+			"$base/tools/testing/selftests/tc-testing"
+		/usr/bin/python3 -m compileall -q "$tmp" >/dev/null
+		touch "$tmp/.done"
+		rm -rf "$entry"
+		mkdir -p "$(dirname "$entry")"
+		mv "$tmp" "$entry"
+	fi
+	copy_entry "$entry" "$tdc_dir"
 fi
 exit 0
