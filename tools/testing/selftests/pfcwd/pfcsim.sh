@@ -993,7 +993,7 @@ TESTS=(
 	"test_rename	pfcsim: renamed port keeps its directory, deleted by new name"
 	"test_del_mid_storm	pfcsim: del_port and module unload mid-storm leave nothing"
 	"test_tx_ring_pause	pfcsim: tx_ring fills and stops a paused TC's queue, others drain, wakes after"
-	"test_tx_ring_rate	pfcsim: rings drain at link_mbps, two rings share the link"
+	"test_tx_ring_rate	pfcsim: rings drain at link_mbps, two rings share the link	stock"
 	"test_tx_ring_change	pfcsim: tx_ring writes empty the rings; tx_ring 0 as before; bad writes"
 	"test_tx_ring_default_qdisc	pfcsim: tx_ring with the default qdisc: all sent, tx_busy 0"
 	"test_tx_ring_del	pfcsim: del_port, down/up and unload with rings draining"

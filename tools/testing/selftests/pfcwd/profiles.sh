@@ -826,7 +826,7 @@ TESTS=(
 	"test_getpfc_slow_or_failing	profiles: getpfc sleeping 20 ms or failing"
 	"test_setpfc_failing	profiles: setpfc failing on mitigation and on restoration"
 	"test_setpfc_batched	profiles: pfc_en changes of one pass are one setpfc"
-	"test_setpfc_rate_limited	profiles: a failing setpfc is retried with a doubling gap"
+	"test_setpfc_rate_limited	profiles: a failing setpfc is retried with a doubling gap	stock"
 	"test_counter_reset_and_swap	profiles: counters reset mid-storm, swapped counters"
 	"test_pause_duration	profiles: pause-duration counters see a storm of sparse XOFF"
 	"test_pause_duration_live	profiles: live pause durations under mlxsw's name (read while busy only)"
