@@ -30,7 +30,8 @@
  *  - enqueue, dequeue, peek and reset run with the qdisc root lock held
  *    (softirq or process context with BH disabled) - a LEAF's own lock,
  *    one per TX queue; they touch the band queues and counters, and arm
- *    the qdisc watchdog.  The watchdog's hrtimer (hard irq) only
+ *    the qdisc watchdog; dequeue stamps the port's transmit progress
+ *    (prio[].tx_jiffies, WRITE_ONCE: pfcwd.h).  The watchdog's hrtimer (hard irq) only
  *    reschedules the root qdisc, never takes its lock.
  *  - under RTNL in process context: pfcwd_sched_drop_queued() (the
  *    watchdog starting a drop) and pfcwd_sched_band_stats() take that same
@@ -291,6 +292,28 @@ static struct pfcwd_band *pfcwd_sched_next(struct Qdisc *sch, bool flush,
 	return NULL;
 }
 
+/*
+ * @skb, dequeued at @prio, is the priority's transmit progress if it goes
+ * to a TX queue of the priority's traffic class: PFC pauses classes, and
+ * a frame on another class's queue (mq, a PCP that is not skb->priority)
+ * leaves even while the priority is paused.  Once a jiffy at most.
+ */
+static void pfcwd_sched_note_tx(struct Qdisc *sch, const struct sk_buff *skb,
+				unsigned int prio)
+{
+	struct pfcwd_sched *q = qdisc_priv(sch);
+	struct pfcwd_prio *pp = &q->port->prio[prio];
+	struct net_device *dev = qdisc_dev(sch);
+
+	if (!pfcwd_prio_tx_stale(pp) || !pfcwd_dev_shows_tx(q->port, dev))
+		return;
+	if (netdev_get_num_tc(dev) &&
+	    netdev_txq_to_tc(dev, skb_get_queue_mapping(skb)) !=
+	    netdev_get_prio_tc_map(dev, prio))
+		return;
+	pfcwd_prio_note_tx(pp);
+}
+
 struct sk_buff *pfcwd_sched_dequeue(struct Qdisc *sch)
 {
 	struct pfcwd_sched *q = qdisc_priv(sch);
@@ -313,6 +336,7 @@ struct sk_buff *pfcwd_sched_dequeue(struct Qdisc *sch)
 	qdisc_bstats_update(sch, skb);
 	sch->q.qlen--;
 
+	pfcwd_sched_note_tx(sch, skb, prio);
 	if (unlikely(action == PFCWD_DP_FORWARD))
 		atomic64_inc(&q->port->prio[prio].tx_forwarded);
 	return skb;

@@ -24,7 +24,9 @@
  *   push_lock    (a spinlock, IRQs off: any context) the pushed pause
  *                history, prio[].push.paused.
  *   The datapath (qdisc, ingress hook) reads prio[].dp_action and
- *   swpfc.until[] with READ_ONCE only.
+ *   swpfc.until[] with READ_ONCE only, and stamps prio[].tx_jiffies
+ *   with WRITE_ONCE (pfcwd_prio_note_tx()), which the poller reads with
+ *   READ_ONCE: a lost race only moves the stamp by a jiffy.
  *
  * Contexts: the poll timer is a hard-irq hrtimer that only queues work;
  * everything else runs in process context (work items, sysfs, RTNL
@@ -38,6 +40,7 @@
 
 #include <linux/cache.h>
 #include <linux/debugfs.h>
+#include <linux/jiffies.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
@@ -212,6 +215,11 @@ struct pfcwd_prio {
 	atomic64_t tx_dropped;
 	atomic64_t rx_dropped;
 	atomic64_t tx_forwarded;
+	/*
+	 * The jiffy of the last packet a qdisc of the port dequeued at this
+	 * priority: its transmit progress, which no pause counter shows.
+	 */
+	unsigned long tx_jiffies;
 	/* flushes of queued packets that stopped at their budget */
 	atomic64_t flush_breaks;
 	u64 tx_dropped_base, rx_dropped_base, tx_forwarded_base;
@@ -224,6 +232,20 @@ struct pfcwd_prio {
 	struct pfcwd_hist_pause paused_est;
 	struct pfcwd_hist_ring storms;	/* ...and the last storms */
 };
+
+/* Whether @prio's stamp is older than this jiffy. */
+static inline bool pfcwd_prio_tx_stale(const struct pfcwd_prio *pp)
+{
+	unsigned long now = jiffies;
+
+	return READ_ONCE(pp->tx_jiffies) != now;
+}
+
+/* Stamps @prio's transmit progress: at most once a jiffy (no bouncing). */
+static inline void pfcwd_prio_note_tx(struct pfcwd_prio *pp)
+{
+	WRITE_ONCE(pp->tx_jiffies, jiffies);
+}
 
 /* What the datapath does with a priority's packets. */
 #define PFCWD_DP_NORMAL		0
@@ -468,6 +490,19 @@ struct pfcwd_port {
 
 	struct pfcwd_swpfc swpfc;	/* software PFC, see swpfc.c */
 };
+
+/*
+ * Whether what a qdisc of @port on @dev dequeues is transmit progress:
+ * the qdisc holds the software pause itself, or @dev queues for the wire.
+ * A stacked device (vlan, bond: IFF_NO_QUEUE) hands it to another queue,
+ * which a storm below stops while this one still dequeues.
+ */
+static inline bool pfcwd_dev_shows_tx(const struct pfcwd_port *port,
+				      const struct net_device *dev)
+{
+	return READ_ONCE(port->swpfc.active) ||
+	       !(dev->priv_flags & IFF_NO_QUEUE);
+}
 
 /* port.c: the port object */
 extern struct mutex pfcwd_ports_lock;

@@ -730,7 +730,9 @@ void pfcwd_source_sample(struct pfcwd_port *port, int prio,
 	s->now = c->now;
 	s->tx_pause = c->requests[prio];
 	s->rx_packets = c->rx_packets;
-	s->valid = PFCWD_SAMPLE_RX;
+	/* Packets the port's qdiscs sent are transmit progress: no pause. */
+	s->tx_progress = READ_ONCE(port->prio[prio].tx_jiffies);
+	s->valid = PFCWD_SAMPLE_RX | PFCWD_SAMPLE_TX;
 	s->nic_storm = c->nic_storm & BIT(prio);
 	if (c->stale)
 		s->valid |= PFCWD_SAMPLE_STALE;

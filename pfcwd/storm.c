@@ -559,7 +559,11 @@ static unsigned int pfcwd_storm_rx_counters(struct pfcwd_storm *sm,
 			 */
 			sm->pause_start = s->pub_at && s->pub_at < first ?
 					  s->pub_at : first;
-			sm->pause_last = first;
+			/* ...and after the priority last sent */
+			if (sm->pause_start < sm->tx_at)
+				sm->pause_start = sm->tx_at;
+			sm->pause_last = first > sm->pause_start ?
+					 first : sm->pause_start;
 			sm->pause_frames = 0;
 			/*
 			 * Published counters: the frames that began it came
@@ -613,6 +617,34 @@ static unsigned int pfcwd_storm_rx_counters(struct pfcwd_storm *sm,
 	return 0;
 }
 
+/*
+ * Transmit progress since the previous sample, stale or not.  In
+ * OPERATIONAL a pause in force began after it: a priority that sends is
+ * not paused (DESIGN section 4), whatever XOFF its counters show.
+ */
+static bool pfcwd_storm_tx_progress(struct pfcwd_storm *sm,
+				    const struct pfcwd_sample *s)
+{
+	bool moved = (s->valid & PFCWD_SAMPLE_TX) &&
+		     pfcwd_counter_delta(sm->prev_tx_progress, s->tx_progress);
+
+	sm->prev_tx_progress = s->tx_progress;
+	if (!moved || sm->state != PFCWD_OPERATIONAL)
+		return false;
+	sm->tx_at = s->now;
+	if (sm->pause_floor < s->now)
+		sm->pause_floor = s->now;
+	return true;
+}
+
+/* Traffic got through: whatever pause came, it was not a stall. */
+static void pfcwd_storm_sent(struct pfcwd_storm *sm)
+{
+	sm->pause_start = 0;
+	sm->pause_last = 0;
+	sm->stall_start = 0;
+}
+
 static unsigned int pfcwd_storm_rx(struct pfcwd_storm *sm,
 				   const struct pfcwd_storm_config *cfg,
 				   const struct pfcwd_sample *s, u64 n,
@@ -623,10 +655,9 @@ static unsigned int pfcwd_storm_rx(struct pfcwd_storm *sm,
 	u64 stall;
 
 	if (tx_moved) {
-		/* Traffic got through: whatever pause came, it was not a stall. */
-		sm->pause_start = 0;
-		sm->pause_last = 0;
-		sm->stall_start = 0;
+		if (n || d_paused)
+			sm->stats.xoff_while_tx++;
+		pfcwd_storm_sent(sm);
 		return 0;
 	}
 	stall = cfg->stall_only ? 0 :
@@ -1275,7 +1306,7 @@ unsigned int pfcwd_storm_sample(struct pfcwd_storm *sm,
 				const struct pfcwd_storm_config *cfg,
 				const struct pfcwd_sample *s)
 {
-	u64 d_rx_pause, d_tx_pause, d_tx_packets = 0, d_rx_packets = 0;
+	u64 d_rx_pause, d_tx_pause, d_rx_packets = 0;
 	u64 d_paused = 0;
 	u8 valid = s->valid & ~(PFCWD_SAMPLE_STALE | PFCWD_SAMPLE_DUR_OFF);
 	bool was_op = sm->state == PFCWD_OPERATIONAL;
@@ -1294,7 +1325,7 @@ unsigned int pfcwd_storm_sample(struct pfcwd_storm *sm,
 		sm->prev_now = s->now;
 		sm->prev_rx_pause = s->rx_pause;
 		sm->prev_tx_pause = s->tx_pause;
-		sm->prev_tx_packets = s->tx_packets;
+		sm->prev_tx_progress = s->tx_progress;
 		sm->prev_rx_packets = s->rx_packets;
 		sm->prev_paused_ns = s->paused_ns;
 		sm->prev_paused_at = s->paused_at;
@@ -1312,20 +1343,20 @@ unsigned int pfcwd_storm_sample(struct pfcwd_storm *sm,
 	}
 	if (s->now < sm->prev_now)
 		return 0;
+	tx_moved = pfcwd_storm_tx_progress(sm, s);
 	if (s->nic_storm) {
 		ev |= pfcwd_storm_nic(sm, s->now);
 		was_op = false;
 	}
 	if (s->valid & PFCWD_SAMPLE_STALE) {
+		if (tx_moved)
+			pfcwd_storm_sent(sm);
 		ev |= pfcwd_storm_stale(sm, cfg, s);
 		return was_op ? ev | pfcwd_storm_warn(sm, cfg, ev, s->now) : ev;
 	}
 
 	d_rx_pause = pfcwd_counter_delta(sm->prev_rx_pause, s->rx_pause);
 	d_tx_pause = pfcwd_counter_delta(sm->prev_tx_pause, s->tx_pause);
-	if (s->valid & PFCWD_SAMPLE_TX)
-		d_tx_packets = pfcwd_counter_delta(sm->prev_tx_packets,
-						   s->tx_packets);
 	if (s->valid & PFCWD_SAMPLE_RX)
 		d_rx_packets = pfcwd_counter_delta(sm->prev_rx_packets,
 						   s->rx_packets);
@@ -1341,7 +1372,6 @@ unsigned int pfcwd_storm_sample(struct pfcwd_storm *sm,
 	last = s->xoff_last && s->xoff_last < s->now ? s->xoff_last : s->now;
 	if (first > last)
 		first = last;
-	tx_moved = (s->valid & PFCWD_SAMPLE_TX) && d_tx_packets > 0;
 
 	if (sm->state == PFCWD_OPERATIONAL) {
 		ev |= pfcwd_storm_rx(sm, cfg, s, d_rx_pause, first, last,
@@ -1423,7 +1453,6 @@ unsigned int pfcwd_storm_sample(struct pfcwd_storm *sm,
 	sm->prev_now = s->now;
 	sm->prev_rx_pause = s->rx_pause;
 	sm->prev_tx_pause = s->tx_pause;
-	sm->prev_tx_packets = s->tx_packets;
 	sm->prev_rx_packets = s->rx_packets;
 	sm->prev_paused_ns = s->paused_ns;
 	sm->prev_paused_at = s->paused_at;

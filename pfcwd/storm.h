@@ -246,7 +246,7 @@ enum pfcwd_latch {
 #define PFCWD_EV_RATE_TX	0x80	/* pause sent above rate-tx */
 
 /* Which optional counters of a sample are valid. */
-#define PFCWD_SAMPLE_TX		0x01	/* tx_packets */
+#define PFCWD_SAMPLE_TX		0x01	/* tx_progress */
 #define PFCWD_SAMPLE_RX		0x02	/* rx_packets */
 #define PFCWD_SAMPLE_PAUSE	0x04	/* pause_since: exact pause state */
 #define PFCWD_SAMPLE_STALE	0x08	/* counters not republished since */
@@ -298,7 +298,11 @@ struct pfcwd_sample {
 	u64 now;
 	u64 rx_pause;		/* XOFF frames received */
 	u64 tx_pause;		/* pause frames sent */
-	u64 tx_packets;		/* frames transmitted at this priority */
+	/*
+	 * Grows whenever the priority transmitted (a packet count, or the
+	 * jiffy of the datapath's last dequeue): only its growth is read.
+	 */
+	u64 tx_progress;
 	u64 rx_packets;		/* frames received by the port */
 	u64 xoff_first;
 	u64 xoff_last;
@@ -342,6 +346,7 @@ struct pfcwd_storm_stats {
 	u64 last_warn_paused_ns;	/* last warning: pause length then */
 	u64 last_warned_at;	/* ...and its time */
 	u64 stalls_refuted;	/* TX stalls the counters showed were no pause */
+	u64 xoff_while_tx;	/* samples of XOFF while the priority sent */
 	u64 rx_pause;		/* XOFF frames received */
 	u64 tx_pause;		/* pause frames sent */
 	u64 last_paused_ns;	/* last storm: pause length when detected */
@@ -359,7 +364,7 @@ struct pfcwd_storm {
 	bool primed;
 	u8 valid;
 	u64 prev_now;
-	u64 prev_rx_pause, prev_tx_pause, prev_tx_packets, prev_rx_packets;
+	u64 prev_rx_pause, prev_tx_pause, prev_tx_progress, prev_rx_packets;
 	u64 prev_paused_ns, prev_paused_at, prev_paused_err;
 
 	/* Received pause: the current episode, 0 when none, and its frames. */
@@ -367,6 +372,7 @@ struct pfcwd_storm {
 	u64 pause_last;
 	u64 pause_frames;
 	u64 pause_floor;	/* exact pause: counts from here at the earliest */
+	u64 tx_at;		/* the last sample that saw transmit progress */
 
 	u64 warned_at;		/* the last warning; 0: none since init */
 

@@ -12,7 +12,7 @@
 #include "tap.h"
 
 #define N_TESTS		(7 + 272 + 36 + 4 + 6 + 9 + 1 + 20 + 19 + 2 + 4 + 13 + 10 + \
-			 6 + 2 + 7 + 5 + 5 + 2 + 5 + 4 + 4 + 4 + 1 + 4 + 7 + 2 + 2 + 7)
+			 6 + 2 + 7 + 5 + 5 + 2 + 5 + 4 + 4 + 4 + 1 + 4 + 7 + 2 + 2 + 7 + 2 + 4)
 
 #define US(n)		((u64)(n) * 1000ULL)
 #define MS(n)		((u64)(n) * PFCWD_NSEC_PER_MSEC)
@@ -64,7 +64,7 @@ struct sim {
 	struct pfcwd_sample s;
 	u64 xoff;		/* rx_pause growth per sample */
 	u64 txpause;		/* tx_pause growth per sample */
-	u64 txp;		/* tx_packets growth per sample */
+	u64 txp;		/* tx_progress growth per sample */
 	u64 rxp;		/* rx_packets growth per sample */
 	u64 dur;		/* paused_ns growth per sample */
 	u64 dur_lag;		/* paused_at: how long before the sample */
@@ -116,7 +116,7 @@ static unsigned int sim_step(struct sim *x, u64 now)
 	x->s.now = now;
 	x->s.rx_pause = (x->s.rx_pause + x->xoff) & x->mask;
 	x->s.tx_pause = (x->s.tx_pause + x->txpause) & x->mask;
-	x->s.tx_packets = (x->s.tx_packets + x->txp) & x->mask;
+	x->s.tx_progress = (x->s.tx_progress + x->txp) & x->mask;
 	x->s.rx_packets = (x->s.rx_packets + x->rxp) & x->mask;
 	x->s.paused_ns += x->dur;
 	x->s.paused_at = now - x->dur_lag;
@@ -240,14 +240,14 @@ static void test_priming(void)
 	s.now += TICK;
 	s.rx_pause += 1;
 	s.valid = PFCWD_SAMPLE_TX;
-	s.tx_packets = 123456;
+	s.tx_progress = 123456;
 	ev = pfcwd_storm_sample(&sm, &cfg, &s);
 	tap_ok(!ev && sm.stats.rx_pause == 9 &&
 	       sm.valid == PFCWD_SAMPLE_TX &&
 	       pfcwd_storm_deadline(&sm, &cfg) == t + t0,
 	       "a counter that becomes valid re-primes; the pause goes on");
 
-	/* Paused on: XOFF every tick, tx_packets valid and stuck. */
+	/* Paused on: XOFF every tick, tx_progress valid and stuck. */
 	ev = 0;
 	while (!ev && s.now < t + 2 * t0) {
 		s.now += TICK;
@@ -720,7 +720,7 @@ static void test_tx_progress(void)
 	x.xoff = 1;
 	sim_until(&x, 2 * t0);
 	tap_ok(x.ev_first == PFCWD_EV_DETECTED && x.ev_at == t1 + t0,
-	       "XOFF with tx_packets valid but stuck: paused, detected at T0");
+	       "XOFF with tx_progress valid but stuck: paused, detected at T0");
 
 	/* One sample of progress restarts the pause. */
 	sim_init(&x, &cfg, PFCWD_SAMPLE_TX);
@@ -736,17 +736,50 @@ static void test_tx_progress(void)
 	tap_ok(x.ev_first == PFCWD_EV_DETECTED && x.ev_at == tp + TICK + t0,
 	       "... which restarts at the next XOFF: detected T0 later");
 
-	/* tx_packets not valid: whatever it holds, progress is unknown. */
+	/* tx_progress not valid: whatever it holds, progress is unknown. */
 	sim_init(&x, &cfg, 0);
 	x.xoff = 1;
 	x.txp = 10;
 	sim_until(&x, 2 * t0);
 	tap_ok(x.ev_first == PFCWD_EV_DETECTED && x.ev_at == t1 + t0,
-	       "tx_packets growing but not valid: paused, detected at T0");
+	       "tx_progress growing but not valid: paused, detected at T0");
 }
 
 /*
- * tx_packets missing from one sample (the source left it 0): no transmit
+ * A slow receiver seen by the datapath's stamp, which moves once a jiffy
+ * (4 samples at HZ 250): XOFF in every sample for 10 * T0 is no storm,
+ * and a storm right after (the stamp stops) is detected T0 after the
+ * first sample that saw no progress.
+ */
+static void test_tx_progress_stamp(void)
+{
+	struct pfcwd_storm_config cfg = cfg_base;
+	u64 t0 = cfg.detect_ns, stop;
+	unsigned int i, moved = 0;
+	struct sim x;
+
+	sim_init(&x, &cfg, PFCWD_SAMPLE_TX);
+	x.xoff = 1;
+	for (i = 1; x.s.now < BASE + 10 * t0; i++) {
+		x.txp = !(i % 4);
+		moved += x.txp;
+		sim_step(&x, x.s.now + TICK);
+	}
+	tap_ok(!x.nev && x.sm.state == PFCWD_OPERATIONAL &&
+	       x.sm.stats.xoff_while_tx == moved,
+	       "slow receiver, stamp moving once a jiffy for 10 T0: no storm, %u samples of XOFF while sending",
+	       moved);
+	x.txp = 0;
+	stop = x.s.now;
+	sim_until(&x, 2 * t0);
+	tap_ok(x.ev_first == PFCWD_EV_DETECTED && x.ev_at >= stop + t0 &&
+	       x.ev_at <= stop + t0 + 4 * TICK,
+	       "storm right after: detected T0 after the stamp stopped (+%llu us)",
+	       (x.ev_at - stop - t0) / 1000);
+}
+
+/*
+ * tx_progress missing from one sample (the source left it 0): no transmit
  * progress may be read into its return.
  */
 static void test_valid(void)
@@ -756,20 +789,20 @@ static void test_valid(void)
 	struct sim x;
 
 	sim_setup(&x, &cfg, PFCWD_SAMPLE_TX);
-	x.s.tx_packets = 5000;
+	x.s.tx_progress = 5000;
 	sim_prime(&x);
 	x.xoff = 1;
 	sim_run(&x, ts + MS(50), false);
 	x.s.valid = 0;
-	x.s.tx_packets = 0;
+	x.s.tx_progress = 0;
 	sim_step(&x, x.s.now + TICK);
 	tap_ok(!x.nev && busy(&x) && deadline(&x) == ts + t0,
-	       "tx_packets not valid in one sample: the pause goes on");
+	       "tx_progress not valid in one sample: the pause goes on");
 	x.s.valid = PFCWD_SAMPLE_TX;
-	x.s.tx_packets = 5000;
+	x.s.tx_progress = 5000;
 	sim_until(&x, 2 * t0);
 	tap_ok(x.ev_first == PFCWD_EV_DETECTED && x.ev_at == ts + t0,
-	       "tx_packets valid again, unchanged: detected at T0 (%llu)",
+	       "tx_progress valid again, unchanged: detected at T0 (%llu)",
 	       ms(x.ev_at - ts));
 }
 
@@ -1618,29 +1651,29 @@ static void test_counter_storm(void)
 	tap_ok(!x.nev && !busy(&x) && x.sm.stats.rx_pause == n,
 	       "idle XOFF counter reset to 0: no pause, nothing counted");
 
-	/* tx_packets reset to 0 is no progress; a 32-bit wrap is. */
+	/* tx_progress reset to 0 is no progress; a 32-bit wrap is. */
 	sim_setup(&x, &cfg, PFCWD_SAMPLE_TX);
 	x.mask = U32_TOP - 1;
-	x.s.tx_packets = 1000000;
+	x.s.tx_progress = 1000000;
 	sim_prime(&x);
 	x.xoff = 1;
 	sim_run(&x, t1 + MS(50), false);
-	x.s.tx_packets = 0;
+	x.s.tx_progress = 0;
 	sim_until(&x, 2 * t0);
 	tap_ok(x.ev_first == PFCWD_EV_DETECTED && x.ev_at == t1 + t0,
-	       "tx_packets reset to 0 mid-pause: no progress, T0");
+	       "tx_progress reset to 0 mid-pause: no progress, T0");
 
 	sim_setup(&x, &cfg, PFCWD_SAMPLE_TX);
 	x.mask = U32_TOP - 1;
-	x.s.tx_packets = U32_TOP - 1;
+	x.s.tx_progress = U32_TOP - 1;
 	sim_prime(&x);
 	x.xoff = 1;
 	sim_run(&x, t1 + MS(50), false);
 	x.txp = 6;
 	sim_step(&x, x.s.now + TICK);
 	x.txp = 0;
-	tap_ok(x.s.tx_packets == 5 && !busy(&x),
-	       "tx_packets wrapping at 32 bits is progress: the pause ends");
+	tap_ok(x.s.tx_progress == 5 && !busy(&x),
+	       "tx_progress wrapping at 32 bits is progress: the pause ends");
 	sim_until(&x, 2 * t0);
 	tap_ok(x.ev_first == PFCWD_EV_DETECTED &&
 	       x.ev_at == t1 + MS(52) + t0,
@@ -2207,6 +2240,8 @@ struct pub {
 	u64 live;		/* the device's own count */
 	u64 rate;		/* XOFF per TICK while paused */
 	u64 on, off;		/* the pause: [on, off) */
+	u64 slow_on;		/* a slow receiver from here to on; 0: none */
+	u8 valid;		/* PFCWD_SAMPLE_* of every read */
 	u64 last_change;	/* read that saw the copy move */
 	u64 seen;		/* the copy as last read */
 	u64 next_pub;
@@ -2235,8 +2270,13 @@ static void pub_step(struct pub *p)
 {
 	u64 now = p->x.s.now + TICK;
 
-	if (now > p->on && now <= p->off)
+	if (now > p->on && now <= p->off) {
 		p->live += p->rate;
+	} else if (p->slow_on && now > p->slow_on && now <= p->on) {
+		/* XOFF as dense, and the priority still sends */
+		p->live += p->rate;
+		p->x.s.tx_progress++;
+	}
 	if (now >= p->next_pub + (p->pubs % 3 == 2 ? p->late : 0)) {
 		/* The poller may see it late: its frames are the same. */
 		p->pend = p->live;
@@ -2248,14 +2288,14 @@ static void pub_step(struct pub *p)
 		p->x.s.rx_pause = p->pend;
 		p->pend_at = 0;
 	}
-	p->x.s.valid = 0;
+	p->x.s.valid = p->valid;
 	if (p->x.s.rx_pause != p->seen) {
 		p->seen = p->x.s.rx_pause;
 		p->last_change = now;
 	} else if (p->last_change &&
 		   now < p->last_change + p->x.cfg.refresh_ns +
 			 p->x.cfg.refresh_window_ns) {
-		p->x.s.valid = PFCWD_SAMPLE_STALE;
+		p->x.s.valid |= PFCWD_SAMPLE_STALE;
 	}
 	/* sim_step() grows nothing: the rates are 0 */
 	sim_step(&p->x, now);
@@ -2288,6 +2328,39 @@ static void test_published_late_reads(void)
 	}
 	tap_ok(ok,
 	       "published every 1000 ms, every other read 100 ms late: one storm, never restored early (20 phases)");
+}
+
+/*
+ * A slow receiver for 4 s (XOFF in every publication, the priority still
+ * sending, seen at every read) and a storm right after: never a storm
+ * before the real one, which is detected within T0 + R of its start.
+ */
+static void test_published_slow_then_storm(u64 r)
+{
+	u64 t0 = MS(200), det, late, worst = 0;
+	bool ok = true;
+	struct pub p;
+	int i;
+
+	for (i = 0; i < 20; i++) {
+		pub_init(&p, r, t0, MS(200));
+		p.valid = PFCWD_SAMPLE_TX;
+		p.slow_on = BASE + rng_between(1, r / TICK) * TICK;
+		p.on = p.slow_on + SEC(4);
+		p.off = p.on + SEC(3);
+		pub_until(&p, p.off + 3 * r + SEC(1));
+		det = p.x.sm.stats.last_detected_at;
+		ok &= p.x.sm.stats.detected == 1 && det >= p.on + t0 &&
+		      p.x.sm.stats.xoff_while_tx > 0;
+		late = det - p.on - t0;
+		worst = late > worst ? late : worst;
+	}
+	tap_ok(ok,
+	       "published every %llu ms: 4 s of slow receiver, then a storm: detected once, not before T0 (20 phases)",
+	       ms(r));
+	tap_ok(worst <= r + TICK,
+	       "published every %llu ms: the storm after a slow receiver within T0 + R + tick (worst %llu ms late)",
+	       ms(r), ms(worst));
 }
 
 static void test_published(u64 r, u64 t0, u64 t1, u64 len)
@@ -4160,6 +4233,7 @@ int main(void)
 	}
 	test_no_xoff();
 	test_tx_progress();
+	test_tx_progress_stamp();
 	test_valid();
 	test_sparse();
 	test_late_samples();
@@ -4187,6 +4261,8 @@ int main(void)
 		test_published(SEC(2), times[i][0], times[i][1], SEC(5));
 	}
 	test_published_bursts();
+	test_published_slow_then_storm(MS(100));
+	test_published_slow_then_storm(SEC(1));
 	test_published_late_reads();
 	test_published_sparse_reads();
 	test_published_schedule(0, false);
