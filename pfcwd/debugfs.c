@@ -18,6 +18,7 @@
  *       tx_forwarded N stalls_refuted N flush_breaks N warnings N
  *       backoff_level N rate_rx_events N rate_tx_events N overrides X
  *       detect_ms N restore_ms N warn_ms N action S pfc_reenabled N
+ *       xoff_while_tx N
  * (backoff_level: the restore backoff level of the current or last storm,
  * pfcwd/storm.h)
  * (detected_at_ns, restored_at_ns: CLOCK_MONOTONIC times of the last
@@ -114,7 +115,7 @@ static void pfcwd_debugfs_port(struct seq_file *m, struct pfcwd_port *port)
 		const struct pfcwd_storm *sm = &port->prio[p].sm;
 		const struct pfcwd_storm_stats *st = &sm->stats;
 
-		seq_printf(m, "%s prio %d watched %d state %s latch %s detected %llu restored %llu tx_storms %llu slow %llu rx_pause %llu tx_pause %llu last_paused_us %llu last_storm_us %llu detected_at_ns %llu restored_at_ns %llu tx_dropped %lld rx_dropped %lld tx_forwarded %lld stalls_refuted %llu flush_breaks %lld warnings %llu backoff_level %u rate_rx_events %llu rate_tx_events %llu overrides 0x%x detect_ms %u restore_ms %u warn_ms %u action %s pfc_reenabled %llu\n",
+		seq_printf(m, "%s prio %d watched %d state %s latch %s detected %llu restored %llu tx_storms %llu slow %llu rx_pause %llu tx_pause %llu last_paused_us %llu last_storm_us %llu detected_at_ns %llu restored_at_ns %llu tx_dropped %lld rx_dropped %lld tx_forwarded %lld stalls_refuted %llu flush_breaks %lld warnings %llu backoff_level %u rate_rx_events %llu rate_tx_events %llu overrides 0x%x detect_ms %u restore_ms %u warn_ms %u action %s pfc_reenabled %llu xoff_while_tx %llu\n",
 			   port->name, p, !!(port->cfg.prios & BIT(p)),
 			   pfcwd_state_name(sm->state),
 			   pfcwd_latch_name(sm->latch), st->detected,
@@ -137,7 +138,7 @@ static void pfcwd_debugfs_port(struct seq_file *m, struct pfcwd_port *port)
 			   pfcwd_cfg_prio_warn(&port->cfg, p),
 			   pfcwd_action_name(pfcwd_cfg_prio_action(&port->cfg,
 								   p)),
-			   port->prio[p].pfc_reenabled);
+			   port->prio[p].pfc_reenabled, st->xoff_while_tx);
 	}
 }
 

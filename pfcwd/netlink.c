@@ -223,6 +223,8 @@ int pfcwd_nl_fill_prio(struct sk_buff *skb, struct pfcwd_port *port, int p,
 			     st->rate[PFCWD_RATE_DIR_TX].events) ||
 	    pfcwd_nl_put_u64(skb, PFCWD_A_PRIO_PFC_REENABLED,
 			     pp->pfc_reenabled) ||
+	    pfcwd_nl_put_u64(skb, PFCWD_A_PRIO_XOFF_WHILE_TX,
+			     st->xoff_while_tx) ||
 	    pfcwd_nl_put_u64(skb, PFCWD_A_PRIO_RX_PAUSE, st->rx_pause) ||
 	    pfcwd_nl_put_u64(skb, PFCWD_A_PRIO_TX_PAUSE, st->tx_pause) ||
 	    (tx_packets &&
@@ -371,7 +373,10 @@ int pfcwd_nl_fill_port(struct sk_buff *skb, struct pfcwd_port *port,
 	    (port->has_dcb &&
 	     nla_put_u8(skb, PFCWD_A_PORT_PFC_EN, port->pfc_en)) ||
 	    nla_put_u32(skb, PFCWD_A_PORT_QDISCS, port->qdisc_users) ||
-	    nla_put_u8(skb, PFCWD_A_PORT_HELD, port->held))
+	    nla_put_u8(skb, PFCWD_A_PORT_HELD, port->held) ||
+	    nla_put_u8(skb, PFCWD_A_PORT_TX_PROGRESS,
+		       port->qdisc_users && !port->dead &&
+		       pfcwd_dev_shows_tx(port, port->dev)))
 		return -EMSGSIZE;
 	if (source == PFCWD_SOURCE_SOFTWARE) {
 		u64 global_pause, malformed;

@@ -149,6 +149,8 @@ static const struct metric metrics[] = {
 	PRIO_M("pfc_reenabled_total", "counter",
 	       PFCWD_A_PRIO_PFC_REENABLED, MV_NUM,
 	       "Stormed priority put back in pfc_en by another agent, taken out again."),
+	PRIO_M("xoff_while_tx_total", "counter", PFCWD_A_PRIO_XOFF_WHILE_TX,
+	       MV_NUM, "Samples of XOFF received while the priority transmitted: no pause."),
 	PRIO_M("storm_warnings_total", "counter", PFCWD_A_PRIO_WARNINGS,
 	       MV_NUM, "Storm warnings: paused for the warning time."),
 	PRIO_M("rx_pause_frames_total", "counter", PFCWD_A_PRIO_RX_PAUSE,

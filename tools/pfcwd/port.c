@@ -59,6 +59,7 @@ const struct attr_key port_keys[] = {
 	{ PFCWD_A_PORT_PHASE, "phase", AF_BOOL, AK_SHOW },
 	{ PFCWD_A_PORT_PHASE_PUBS, "phase_pubs", AF_NUM, AK_SHOW },
 	{ PFCWD_A_PORT_PUB_WIDTH_US, "pub_width_us", AF_NUM, AK_SHOW },
+	{ PFCWD_A_PORT_TX_PROGRESS, "tx_progress", AF_BOOL, AK_SHOW },
 	{ PFCWD_A_PORT_NIC_PREVENTION_MS, "nic_prevention_ms", AF_NUM, AK_SHOW },
 	{ PFCWD_A_PORT_NIC_STORM_WARNINGS, "nic_storm_warnings", AF_NUM, AK_SHOW | AK_STATS },
 	{ PFCWD_A_PORT_NIC_STORM_ERRORS, "nic_storm_errors", AF_NUM, AK_SHOW | AK_STATS },
@@ -98,6 +99,7 @@ const struct attr_key prio_keys[] = {
 	{ PFCWD_A_PRIO_RATE_RX_EVENTS, "rate_rx_events", AF_NUM, AK_STATS | AK_EVENT },
 	{ PFCWD_A_PRIO_RATE_TX_EVENTS, "rate_tx_events", AF_NUM, AK_STATS | AK_EVENT },
 	{ PFCWD_A_PRIO_PFC_REENABLED, "pfc_reenabled", AF_NUM, AK_STATS | AK_EVENT },
+	{ PFCWD_A_PRIO_XOFF_WHILE_TX, "xoff_while_tx", AF_NUM, AK_STATS },
 	{ PFCWD_A_PRIO_RX_PAUSE, "rx_pause", AF_NUM, AK_STATS | AK_EVENT },
 	{ PFCWD_A_PRIO_TX_PAUSE, "tx_pause", AF_NUM, AK_STATS | AK_EVENT },
 	{ PFCWD_A_PRIO_TX_PACKETS, "tx_packets", AF_NUM, AK_STATS | AK_EVENT },
@@ -157,6 +159,7 @@ static const uint8_t port_size[PORT_ATTRS] = {
 	[PFCWD_A_PORT_PHASE] = 1,
 	[PFCWD_A_PORT_PHASE_PUBS] = 8,
 	[PFCWD_A_PORT_PUB_WIDTH_US] = 4,
+	[PFCWD_A_PORT_TX_PROGRESS] = 1,
 	[PFCWD_A_PORT_NIC_PREVENTION_MS] = 4,
 	[PFCWD_A_PORT_NIC_STORM_WARNINGS] = 8,
 	[PFCWD_A_PORT_NIC_STORM_ERRORS] = 8,
@@ -177,6 +180,7 @@ static const uint8_t prio_size[PRIO_ATTRS] = {
 	[PFCWD_A_PRIO_RATE_RX_EVENTS] = 8,
 	[PFCWD_A_PRIO_RATE_TX_EVENTS] = 8,
 	[PFCWD_A_PRIO_PFC_REENABLED] = 8,
+	[PFCWD_A_PRIO_XOFF_WHILE_TX] = 8,
 };
 
 /* A NUL-terminated string attribute into @buf; -EPROTO if malformed. */

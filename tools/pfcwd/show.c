@@ -287,6 +287,10 @@ static void show_human(const struct port_info *pi)
 		printf(" granularity %s", s);
 	}
 	show_num(pi, PFCWD_A_PORT_QDISCS, " qdiscs %llu");
+	/* Without a qdisc, XOFF alone is a pause, even while traffic flows. */
+	if (has(pi->have, PFCWD_A_PORT_TX_PROGRESS))
+		printf(" tx-progress %s",
+		       pi->v[PFCWD_A_PORT_TX_PROGRESS] ? "qdisc" : "none");
 	if (has(pi->have, PFCWD_A_PORT_HELD))
 		printf(" held %s", pi->v[PFCWD_A_PORT_HELD] ? "yes" : "no");
 	printf(" ifindex %llu\n",

@@ -207,6 +207,7 @@ enum {
 	PFCWD_A_PORT_PHASE,		/* u8: frame totals give the publication phase */
 	PFCWD_A_PORT_PHASE_PUBS,	/* u64: publications the totals alone showed */
 	PFCWD_A_PORT_PUB_WIDTH_US,	/* u32: where publications come, wide; 0 unknown */
+	PFCWD_A_PORT_TX_PROGRESS,	/* u8: a qdisc shows transmit progress */
 	__PFCWD_A_PORT_CNT
 };
 
@@ -268,6 +269,7 @@ enum {
 	PFCWD_A_PRIO_RATE_RX_EVENTS,	/* u64: pause-rate events, received */
 	PFCWD_A_PRIO_RATE_TX_EVENTS,	/* u64: pause-rate events, sent */
 	PFCWD_A_PRIO_PFC_REENABLED,	/* u64: stormed prio put back in pfc_en */
+	PFCWD_A_PRIO_XOFF_WHILE_TX,	/* u64: samples of XOFF while sending */
 	__PFCWD_A_PRIO_CNT
 };
 

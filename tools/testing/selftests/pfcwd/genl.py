@@ -103,7 +103,8 @@ PORT_TYPES = {'ifindex': 'u32', 'ifname': 'str', 'enabled': 'u8',
               'rate_rx': 'u32', 'rate_tx': 'u32', 'rate_window_ms': 'u32',
               'effective_rate_window_ms': 'u32', 'rate_direction': 'u8',
               'rate_pps': 'u64', 'rate_duration_ms': 'u32', 'backoff': 'u8',
-              'phase': 'u8', 'phase_pubs': 'u64', 'pub_width_us': 'u32'}
+              'phase': 'u8', 'phase_pubs': 'u64', 'pub_width_us': 'u32',
+              'tx_progress': 'u8'}
 
 
 def attr(t, payload):
