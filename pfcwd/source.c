@@ -749,10 +749,9 @@ void pfcwd_source_sample(struct pfcwd_port *port, int prio,
 		s->xoff_last = s->xoff_first ? atomic64_read(&push->last) : 0;
 		/*
 		 * Frames pushed after the counters were read: the sample is
-		 * taken now, so that none is dated before it came.  Dated at
-		 * the read, a storm's first frame began its pause up to a
-		 * poll pass before the storm (make check's 6.12 lane: a push
-		 * storm detected 2.5 ms before T0).
+		 * taken now, so that none is dated before it came: dated at
+		 * the read, a storm's first frame would begin its pause up to
+		 * a poll pass before the storm, and detection come early.
 		 */
 		if (s->xoff_last > s->now)
 			s->now = ktime_get_ns();

@@ -177,9 +177,8 @@ static unsigned int pfcwd_storm_enter(struct pfcwd_storm *sm,
 	 * frames since the episode began came after the publication its
 	 * first read saw, made after the read before that one: up to a
 	 * period and its window before the episode's start, however soon
-	 * after the previous one the reads saw them.  Taking a period alone
-	 * (traced in the unit test's schedule: frames of 1.05 s taken for
-	 * 1 s, the rate 5 % high) placed the storm's end 40 ms early.
+	 * after the previous one the reads saw them.  A period alone makes
+	 * the rate too high, and the storm's end too early.
 	 */
 	span = sm->pause_last - sm->pause_start;
 	if (cfg->refresh_ns)
@@ -313,9 +312,9 @@ static void pfcwd_storm_dur_rate(struct pfcwd_storm *sm, u64 n, u64 d)
  * earliest the publication can have been made.  The storm was paused
  * without a break up to there, so its frames @n came since that less @d
  * at the earliest, to the publication at @at at the latest: a lower
- * bound of the storm's rate, where the pause time alone gives none
- * (traced in a VM: a storm detected from its queues before its first
- * publication was read, restored a period late).
+ * bound of the storm's rate, where the pause time alone gives none (a
+ * storm detected from its queues before its first publication was read
+ * would otherwise be restored a period late).
  */
 static void pfcwd_storm_cut_rate(struct pfcwd_storm *sm, u64 n, u64 d,
 				 u64 at, u64 from)
@@ -506,10 +505,7 @@ static unsigned int pfcwd_storm_stall_due(struct pfcwd_storm *sm,
  * late by a timer's rounding, the next on time), and reads further apart
  * (a loaded host, a read put off) may have missed several.  A rate taken
  * over less is too high: the next publication of a storm that goes on
- * looks like one that ran out, and restores it early (traced in the unit
- * test's schedule: the first storm's first read saw two publications,
- * 1.86 s of frames taken for 1 s, the next publication placed the
- * storm's end 600 ms early, and it was restored while it went on).
+ * looks like one that ran out, and restores it early.
  */
 static u64 pfcwd_storm_pub_span(const struct pfcwd_storm_config *cfg,
 				const struct pfcwd_sample *s, u64 span)
@@ -761,10 +757,10 @@ static bool pfcwd_storm_dur_ran_out(const struct pfcwd_storm *sm,
  * 1/16, means it ran out within the interval: returns where (no earlier
  * than it did, the rate being a lower bound), else @to.  So neither a
  * late read nor a late publication makes a storm that goes on look like
- * one that ran out (under load a read 10 % late did, and the early
- * restoration latched the storm as blind counters).  A storm whose rate
- * falls by more than 1/16 while it goes on is restored T1 after the
- * estimate and detected again from the next publication.
+ * one that ran out (an early restoration would latch the storm as blind
+ * counters).  A storm whose rate falls by more than 1/16 while it goes on
+ * is restored T1 after the estimate and detected again from the next
+ * publication.
  */
 static u64 pfcwd_storm_pub_end(struct pfcwd_storm *sm, u64 n, u64 to,
 			       u64 from, u64 pred, u64 len)
@@ -781,11 +777,7 @@ static u64 pfcwd_storm_pub_end(struct pfcwd_storm *sm, u64 n, u64 to,
 		if (end > to)
 			end = to;
 	}
-	/*
-	 * One frame fewer (traced in the unit test's schedule with the phase
-	 * counters' precise reads: 946 ms of frames over at most 945.25 ms,
-	 * the storm's end placed 0.6 ms early).
-	 */
+	/* n frames over len: a lower bound of the rate is n - 1 over it. */
 	pfcwd_storm_rate_raise(sm, n, len);
 	return end;
 }
@@ -908,9 +900,8 @@ static unsigned int pfcwd_storm_mitigating(struct pfcwd_storm *sm,
 		 * stale read only once it knows when publications come).  As
 		 * a stale read: nothing learnt.  Unless a sample already
 		 * showed frames of a publication made after it: this one is
-		 * a publication without any (traced in the unit test's
-		 * schedule with the queues: a storm that ended 16 ms before
-		 * a publication restored a period late).
+		 * a publication without any, or a storm that ended just
+		 * before a publication is restored a period late.
 		 */
 		sm->storm_samples++;
 		return 0;
