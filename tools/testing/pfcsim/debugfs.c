@@ -8,7 +8,8 @@
  * storm lists, pfc_en (fw_pfc_en), pause_rate, count_when_disabled, the
  * knobs, the profile and the call counters (ethtool_calls too) under
  * port->lock (a spinlock, BH disabled), and tx_ring, link_mbps, tx_busy,
- * tx_lock_errors and the ring depths under port->ring_lock; select_pcp and
+ * tx_lock_errors and the ring depths under port->ring_lock; slow_peer_pct
+ * is read under port->lock and written under both (ring_lock inside); select_pcp and
  * bql under port->lock (bql under ring_lock too, after RTNL, like tx_ring).
  * The knob, profile, tx_ring and prio_tc writes take RTNL first, then
  * port->lock, so that the three ethtool ops agree on the layout of the
@@ -69,6 +70,7 @@ static const char *const pfcsim_list_names[PFCSIM_NUM_LISTS] = {
 	[PFCSIM_TX_STORM]	= "tx_storm",
 	[PFCSIM_RX_SLOW]	= "rx_slow",
 	[PFCSIM_TX_HANG]	= "tx_hang",
+	[PFCSIM_RX_SLOW_PEER]	= "rx_slow_peer",
 };
 
 /* --- per-port debugfs (process context) ------------------------------------ */
@@ -106,6 +108,8 @@ static u8 *pfcsim_list_mask(struct pfcsim_port *port, enum pfcsim_list which)
 		return &port->tx_storm;
 	case PFCSIM_TX_HANG:
 		return &port->tx_hang;
+	case PFCSIM_RX_SLOW_PEER:
+		return &port->rx_slow_peer;
 	default:
 		return &port->rx_slow;
 	}
@@ -270,6 +274,44 @@ static ssize_t pfcsim_pause_rate_write(struct file *file,
 	spin_lock_bh(&port->lock);
 	pfcsim_fold(port, ktime_get());
 	port->pause_rate = rate;
+	pfcsim_reconfigure(port);
+	spin_unlock_bh(&port->lock);
+	return count;
+}
+
+static ssize_t pfcsim_slow_pct_read(struct file *file, char __user *ubuf,
+				    size_t count, loff_t *ppos)
+{
+	struct pfcsim_port *port = file->private_data;
+	u32 pct;
+
+	spin_lock_bh(&port->lock);
+	pct = port->slow_pct;
+	spin_unlock_bh(&port->lock);
+	return pfcsim_uint_read(ubuf, count, ppos, pct);
+}
+
+/* slow_peer_pct, 1..99: the durations folded at the old share first. */
+static ssize_t pfcsim_slow_pct_write(struct file *file,
+				     const char __user *ubuf, size_t count,
+				     loff_t *ppos)
+{
+	struct pfcsim_port *port = file->private_data;
+	char buf[PFCSIM_ARG_MAX];
+	unsigned int pct;
+	ktime_t now;
+	int err;
+
+	err = pfcsim_user_arg(ubuf, count, ppos, buf, sizeof(buf));
+	if (!err)
+		err = pfcsim_parse_uint(buf, &pct);
+	if (err || pct < 1 || pct > 99)
+		return err ?: -EINVAL;
+
+	spin_lock_bh(&port->lock);
+	now = ktime_get();
+	pfcsim_fold(port, now);
+	pfcsim_set_slow_pct(port, pct, now);
 	pfcsim_reconfigure(port);
 	spin_unlock_bh(&port->lock);
 	return count;
@@ -855,6 +897,8 @@ static const struct file_operations _name = {		\
 PFCSIM_FOPS(pfcsim_list_fops, pfcsim_list_read, pfcsim_list_write);
 PFCSIM_FOPS(pfcsim_pause_rate_fops, pfcsim_pause_rate_read,
 	    pfcsim_pause_rate_write);
+PFCSIM_FOPS(pfcsim_slow_pct_fops, pfcsim_slow_pct_read,
+	    pfcsim_slow_pct_write);
 PFCSIM_FOPS(pfcsim_cwd_fops, pfcsim_cwd_read, pfcsim_cwd_write);
 PFCSIM_FOPS(pfcsim_inject_rx_fops, NULL, pfcsim_inject_rx_write);
 PFCSIM_FOPS(pfcsim_push_fops, pfcsim_push_read, pfcsim_push_write);
@@ -896,6 +940,8 @@ int pfcsim_port_debugfs(struct pfcsim_port *port)
 	}
 	debugfs_create_file("pause_rate", 0600, dir, port,
 			    &pfcsim_pause_rate_fops);
+	debugfs_create_file("slow_peer_pct", 0600, dir, port,
+			    &pfcsim_slow_pct_fops);
 	debugfs_create_file("count_when_disabled", 0600, dir, port,
 			    &pfcsim_cwd_fops);
 	debugfs_create_file("inject_rx", 0200, dir, port,

@@ -28,6 +28,20 @@
  *			queue of that class is stopped; with rings, those
  *			queues' rings stop draining (the queues stop by
  *			themselves once their rings are full).
+ *   rx_slow_peer	priority list: the link partner is a slow receiver
+ *			for these priorities: it sends pause for them as in
+ *			rx_storm (indications[P] rise at pause_rate, counted
+ *			as rx_storm's are; push_pause reports them), but each
+ *			pause is short, so the class is never stopped: with
+ *			tx_ring 0 its queues stay awake and frames leave at
+ *			once; with rings, while P is in pfc_en, the class's
+ *			rings drain at slow_peer_pct % of link_mbps at most
+ *			(its own share, beside the link's round robin), and
+ *			pause_duration grows at the paused share, (100 -
+ *			slow_peer_pct) % of the time.  A priority also in
+ *			rx_storm behaves as in rx_storm alone.
+ *   slow_peer_pct	1..99 (25): the share of the link a slow receiver's
+ *			class gets (rx_slow_peer).
  *   tx_hang		priority list: the traffic classes of these
  *			priorities stop sending, with no pause frame at all
  *			(a hung transmit engine): as a pause would, with
@@ -60,9 +74,9 @@
  *			tx_pause_storm_error_events (after the per-priority
  *			statistics).  rx_slow is not a stall and is never
  *			stopped.
- *   changed_ns		read: when rx_storm, tx_storm, rx_slow and tx_hang
- *			last changed (CLOCK_MONOTONIC ns), to time pfcwd
- *			exactly.
+ *   changed_ns		read: when rx_storm, tx_storm, rx_slow, tx_hang and
+ *			rx_slow_peer last changed (CLOCK_MONOTONIC ns), to
+ *			time pfcwd exactly.
  *   fw_pfc_en		priority list: the device's pfc_en, read or
  *			written as the NIC's firmware DCBX agent would change
  *			it - no ieee_setpfc call, no dcbnl notification, no
@@ -136,7 +150,8 @@
  *			the packet counters remain.
  *   pause_duration	0..3 (0): ethtool -S also shows, per priority P, the
  *			microseconds P was paused by the link partner, i.e.
- *			while in rx_storm and in pfc_en, copied like the pause
+ *			while in rx_storm and in pfc_en (a share of the time
+ *			in rx_slow_peer), copied like the pause
  *			counters, under the name a driver gives it: 1
  *			rx_prioP_pause_duration (mlx5), 2
  *			rx_pause_duration_prio_P (mlxsw, mlx4), 3
@@ -247,9 +262,10 @@
  * Pause counters are not driven by timers: each is a base count plus the
  * time since which it has been rising; a read adds the frames of the
  * elapsed time at pause_rate.  Whenever an input changes (storm lists,
- * pfc_en, pause_rate, count_when_disabled) the elapsed part is first
- * folded into the base, at the old settings.  Pause durations work the
- * same way (nanoseconds, rising while P is in rx_storm and pfc_en).  The
+ * pfc_en, pause_rate, count_when_disabled, slow_peer_pct) the elapsed
+ * part is first folded into the base, at the old settings.  Pause
+ * durations work the same way (nanoseconds, rising while P is in rx_storm
+ * and pfc_en, or at the paused share in rx_slow_peer).  The
  * copy that stats_period_ms and stats_refresh_on_read report is a
  * snapshot of these, and of the frame totals, at the time it was taken.
  *
@@ -262,7 +278,11 @@
  * go below 0 by the last frame, which is then still on the wire); an idle
  * link keeps no credit.  A change of what is paused first brings the
  * link up to that instant (pfcsim_drain_to()), so that a late tick does
- * not hold frames a real link had sent before the pause began.
+ * not hold frames a real link had sent before the pause began.  A class
+ * a slow receiver paces has a credit of its own, fed at slow_peer_pct %
+ * of the link's: its rings send while both are positive, and stay ready
+ * (the timer ticks on) while they hold frames.  Neither credit is saved
+ * over time nothing could use.
  *
  * Source files (split by concern, as drivers/net/netdevsim/ is):
  *   pfcsim.h		struct pfcsim_port, the other shared types and
@@ -293,7 +313,8 @@
  *    per-port debugfs handlers never take it, so deleting a port may wait
  *    for them (debugfs_remove) while holding it.
  *  - port->lock (a spinlock, taken with BH disabled) protects the DCB
- *    configuration (pfc_en, mbc, delay, ETS), the storm lists, pause_rate,
+ *    configuration (pfc_en, mbc, delay, ETS), the storm lists (and
+ *    rx_slow_peer), pause_rate, slow_pct (with ring_lock, see below),
  *    count_when_disabled, the pause counters and durations, their copy,
  *    the driver knobs, the profile, the call counters, port->up,
  *    port->paused, the bounce deadline and port->dead.  Its users run in
@@ -333,9 +354,10 @@
  *    disabled, in batches, rescheduling in between.
  *  - port->ring_lock (a spinlock) protects the rings and their
  *    descriptors, ring_size (tx_ring; written with RTNL and port->lock
- *    held too, so that either is enough to read it), link_mbps,
- *    ring_paused, ring_live, ring_dead, the drain state (draining,
- *    credit, drain_last, rr), tx_busy and the per-priority TX counters
+ *    held too, so that either is enough to read it), link_mbps, slow_pct
+ *    (slow_peer_pct; written with port->lock held too), ring_paused,
+ *    ring_slow, ring_live, ring_dead, the drain state (draining, credit,
+ *    slow_credit, drain_last, rr), tx_busy and the per-priority TX counters
  *    (u64_stats: every writer holds ring_lock).  It nests inside
  *    port->lock and inside a TX queue's xmit lock; no other lock of
  *    pfcsim, nor an xmit lock, is taken under it (netif_tx_stop_queue,
@@ -368,8 +390,9 @@
  *    ring_lock, allocating the new descriptors (GFP_KERNEL) before and
  *    freeing the old ones after.  Which queues are stopped by pause
  *    (port->paused, tx_ring 0) and which rings are paused
- *    (ring_paused) is set by pfcsim_apply_queues() under port->lock, after
- *    draining the rings up to then under ring_lock (as the tick does).
+ *    (ring_paused) or paced (ring_slow) is set by pfcsim_apply_queues()
+ *    under port->lock, after draining the rings up to then under
+ *    ring_lock (as the tick does).
  *  - Readers of the packet counters (ndo_get_stats64, any context;
  *    ethtool; the frame totals, under port->lock) use the u64_stats retry
  *    loops.
@@ -428,6 +451,7 @@ static void pfcsim_port_init(struct pfcsim_port *port, struct net_device *dev)
 		     HRTIMER_MODE_REL_SOFT);
 	port->drain_timer.function = pfcsim_drain_tick;
 	port->link_mbps = PFCSIM_MBPS_DEFAULT;
+	port->slow_pct = PFCSIM_SLOW_PCT_DEFAULT;
 	port->channels = 1;
 	port->select_pcp = true;
 	port->bql = true;

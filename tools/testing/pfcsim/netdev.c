@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pfcsim's net_device.  The queue state: which TX queues (tx_ring 0) or
- * rings the link partner's pause and tx_hang stop, the queue layout
+ * rings the link partner's pause and tx_hang stop, which rings a slow
+ * receiver paces (rx_slow_peer), the queue layout
  * (prio_tc, "ethtool -L"), the NIC's PFC storm prevention, and
  * pfcsim_reconfigure(), which follows a change of the inputs.  The data
  * path: TX queue selection, xmit, the frames of inject_rx and the device
@@ -14,8 +15,8 @@
  *    stopped (tx_ring 0) and woken for pause under port->lock, the queue's
  *    xmit lock nested inside; ring_lock nests inside port->lock.  Which
  *    queues are stopped by pause (port->paused) and which rings are paused
- *    (ring_paused) is set by pfcsim_apply_queues(), after draining the
- *    rings up to then under ring_lock.
+ *    (ring_paused) or paced (ring_slow) is set by pfcsim_apply_queues(),
+ *    after draining the rings up to then under ring_lock.
  *  - The queue layout (prio_tc, tc_prio, channels, num_txq) is changed by
  *    pfcsim_set_layout() (the prio_tc write, set_channels, port creation)
  *    with RTNL held, in process context: the netdev's real_num_tx_queues
@@ -69,13 +70,9 @@ static const u8 pfcsim_peer_addr[ETH_ALEN] __aligned(2) = {
 
 /* --- queue state (port->lock held) ------------------------------------------ */
 
-/*
- * The TX queues of the traffic classes the link partner pauses, and of
- * those whose transmit hangs (tx_hang).
- */
-static u32 pfcsim_paused_queues(const struct pfcsim_port *port)
+/* The TX queues of the traffic classes of priorities @prios. */
+static u32 pfcsim_prio_queues(const struct pfcsim_port *port, u8 prios)
 {
-	u8 prios = (port->rx_storm & port->pfc_en) | port->tx_hang;
 	u32 mask = 0;
 	int p, t;
 
@@ -89,16 +86,39 @@ static u32 pfcsim_paused_queues(const struct pfcsim_port *port)
 }
 
 /*
+ * The TX queues of the traffic classes the link partner pauses, and of
+ * those whose transmit hangs (tx_hang).
+ */
+static u32 pfcsim_paused_queues(const struct pfcsim_port *port)
+{
+	return pfcsim_prio_queues(port, (port->rx_storm & port->pfc_en) |
+				  port->tx_hang);
+}
+
+/*
+ * The priorities a slow receiver paces: in rx_slow_peer, not in rx_storm
+ * (a storm pauses the class outright).
+ */
+static u8 pfcsim_slow_prios(const struct pfcsim_port *port)
+{
+	return port->rx_slow_peer & ~port->rx_storm;
+}
+
+/*
  * Makes the TX queues follow the link partner's pause: without rings
  * (tx_ring 0) exactly the paused ones are stopped; with rings, the paused
- * rings stop draining instead.  port->lock held.
+ * rings stop draining instead.  A slow receiver's short pauses stop no
+ * queue: with rings, those of its classes drain at slow_pct % of the link
+ * (ring_slow), unless a storm pauses the class.  port->lock held.
  */
 static void pfcsim_apply_queues(struct pfcsim_port *port)
 {
 	u32 want = pfcsim_paused_queues(port);
 	u32 stop = port->ring_size ? 0 : want;
+	u32 slow = pfcsim_prio_queues(port, pfcsim_slow_prios(port) &
+				      port->pfc_en) & ~want;
 	struct netdev_queue *txq;
-	int q;
+	int q, t;
 
 	lockdep_assert_held(&port->lock);
 	spin_lock(&port->ring_lock);
@@ -110,6 +130,11 @@ static void pfcsim_apply_queues(struct pfcsim_port *port)
 	if (port->draining)
 		pfcsim_drain_to(port, ktime_get());
 	port->ring_paused = want;
+	port->ring_slow = slow;
+	/* A class no longer paced keeps no share, nor debt, for later. */
+	for (t = 0; t < PFCSIM_NUM_PRIO; t++)
+		if (!(slow & BIT(t * port->channels)))
+			port->slow_credit[t] = 0;
 	pfcsim_drain_kick(port, pfcsim_rings_ready(port));
 	spin_unlock(&port->ring_lock);
 	if (!port->up)
@@ -128,6 +153,20 @@ static void pfcsim_apply_queues(struct pfcsim_port *port)
 		}
 	}
 	port->paused = stop;
+}
+
+/*
+ * A new slow_peer_pct: the rings first brought up to @now at the old pace.
+ * port->lock held; takes ring_lock.
+ */
+void pfcsim_set_slow_pct(struct pfcsim_port *port, u32 pct, ktime_t now)
+{
+	lockdep_assert_held(&port->lock);
+	spin_lock(&port->ring_lock);
+	if (port->draining)
+		pfcsim_drain_to(port, now);
+	port->slow_pct = pct;
+	spin_unlock(&port->ring_lock);
 }
 
 /*
@@ -293,7 +332,7 @@ void pfcsim_prevent_work(struct work_struct *work)
  */
 void pfcsim_reconfigure(struct pfcsim_port *port)
 {
-	u8 ind = port->rx_storm;
+	u8 ind = port->rx_storm | port->rx_slow_peer;
 
 	lockdep_assert_held(&port->lock);
 	if (!port->count_when_disabled)
@@ -301,7 +340,8 @@ void pfcsim_reconfigure(struct pfcsim_port *port)
 	port->ind_rising = ind;
 	port->req_rising = ((port->tx_storm & ~port->prevented) |
 			    port->rx_slow) & port->pfc_en;
-	port->dur_rising = port->rx_storm & port->pfc_en;
+	port->dur_rising = (port->rx_storm | port->rx_slow_peer) & port->pfc_en;
+	port->dur_slow = pfcsim_slow_prios(port) & port->pfc_en;
 	pfcsim_apply_queues(port);
 	pfcsim_prevent_arm(port, ktime_get());
 }

@@ -12,7 +12,8 @@
  * Locking and context:
  *  - port->lock (a spinlock, taken with BH disabled) protects the counters
  *    and durations, their copy, the driver knobs, port->up, the bounce
- *    deadline and port->dead.  The functions here that take a port, but
+ *    deadline and port->dead; slow_pct, which the durations read, is
+ *    written with it and ring_lock held.  The functions here that take a port, but
  *    for the works and push, are called with it held, in process context
  *    (debugfs, the dcbnl and ethtool ops under RTNL, ndo_open, the works).
  *    Nothing sleeps under it.
@@ -80,13 +81,21 @@ static void pfcsim_read_pause(struct pfcsim_port *port, ktime_t now,
 	}
 }
 
-/* A pause duration in ns: @base, plus the time since @since if rising. */
-static u64 pfcsim_dur_read(const struct pfcsim_pause *dur, bool rising,
-			   ktime_t now)
+/*
+ * A pause duration in ns: @base, plus the time since @since if rising, or
+ * its paused share (100 - slow_pct %) for a slow receiver's priority.
+ */
+static u64 pfcsim_dur_read(const struct pfcsim_port *port, int p, ktime_t now)
 {
+	const struct pfcsim_pause *dur = &port->dur[p];
 	s64 ns = ktime_to_ns(ktime_sub(now, dur->since));
 
-	return rising && ns > 0 ? dur->base + ns : dur->base;
+	if (!(port->dur_rising & BIT(p)) || ns <= 0)
+		return dur->base;
+	if (port->dur_slow & BIT(p))
+		return dur->base + div_u64((u64)ns * (100 - port->slow_pct),
+					   100);
+	return dur->base + ns;
 }
 
 /*
@@ -135,9 +144,8 @@ static void pfcsim_read_live(struct pfcsim_port *port, ktime_t now,
 	pfcsim_read_pause(port, now, snap->req, snap->ind);
 	pfcsim_read_packets(port, &snap->rx_frames, &snap->tx_frames);
 	for (p = 0; p < PFCSIM_NUM_PRIO; p++) {
-		snap->dur[p] = div_u64(pfcsim_dur_read(&port->dur[p],
-						       port->dur_rising & BIT(p),
-						       now), NSEC_PER_USEC);
+		snap->dur[p] = div_u64(pfcsim_dur_read(port, p, now),
+				       NSEC_PER_USEC);
 		snap->rx_frames += snap->ind[p];
 		snap->tx_frames += snap->req[p];
 	}
@@ -180,9 +188,7 @@ void pfcsim_fold(struct pfcsim_port *port, ktime_t now)
 		port->req[p].since = now;
 		port->ind[p].base = ind[p];
 		port->ind[p].since = now;
-		port->dur[p].base = pfcsim_dur_read(&port->dur[p],
-						    port->dur_rising & BIT(p),
-						    now);
+		port->dur[p].base = pfcsim_dur_read(port, p, now);
 		port->dur[p].since = now;
 	}
 }

@@ -51,6 +51,7 @@
 #define PFCSIM_WIRE_EXTRA	24	/* preamble and SFD 8, IFG 12, FCS 4 */
 #define PFCSIM_DRAIN_TICK_NS	(250 * NSEC_PER_USEC)
 #define PFCSIM_DRAIN_MAX_NS	(50 * NSEC_PER_MSEC)	/* a late tick's cap */
+#define PFCSIM_SLOW_PCT_DEFAULT	25	/* slow_peer_pct */
 
 /* What inject_rx receives. */
 enum pfcsim_rx_kind {
@@ -184,6 +185,7 @@ enum pfcsim_list {
 	PFCSIM_TX_STORM,
 	PFCSIM_RX_SLOW,
 	PFCSIM_TX_HANG,
+	PFCSIM_RX_SLOW_PEER,
 	PFCSIM_NUM_LISTS,
 };
 
@@ -204,11 +206,13 @@ struct pfcsim_port {
 	u8 tx_hang;			/* classes that send nothing, no pause */
 	u8 tx_storm;			/* also read locklessly, by inject */
 	u8 rx_slow;
+	u8 rx_slow_peer;		/* the partner paces these, briefly */
 	u32 pause_rate;
 	bool count_when_disabled;
 	u8 ind_rising;			/* indications[P] rising */
 	u8 req_rising;			/* requests[P] rising */
 	u8 dur_rising;			/* dur[P] rising */
+	u8 dur_slow;			/* ...at (100 - slow_pct) % of the time */
 	struct pfcsim_pause ind[PFCSIM_NUM_PRIO];
 	struct pfcsim_pause req[PFCSIM_NUM_PRIO];
 	struct pfcsim_pause dur[PFCSIM_NUM_PRIO];	/* in ns */
@@ -265,7 +269,10 @@ struct pfcsim_port {
 	u32 ring_size;			/* tx_ring; written under port->lock too */
 	struct pfcsim_desc *desc;	/* PFCSIM_MAX_TXQ * ring_size */
 	u32 link_mbps;
+	u32 slow_pct;			/* slow_peer_pct; port->lock too */
 	u32 ring_paused;		/* queues whose TC the partner pauses */
+	u32 ring_slow;			/* queues whose TC it paces (slow peer) */
+	s64 slow_credit[PFCSIM_NUM_PRIO];	/* bits each slow TC may send */
 	bool ring_live;			/* up, and not being deleted */
 	bool ring_dead;			/* being deleted: never live again */
 	bool draining;			/* drain_timer armed or running */
@@ -317,6 +324,7 @@ struct pfcsim_desc *pfcsim_rings_reset(struct pfcsim_port *port,
 int pfcsim_set_layout(struct pfcsim_port *port,
 		      const u8 prio_tc[PFCSIM_NUM_PRIO],
 		      unsigned int channels);
+void pfcsim_set_slow_pct(struct pfcsim_port *port, u32 pct, ktime_t now);
 void pfcsim_prevent_arm(struct pfcsim_port *port, ktime_t now);
 void pfcsim_prevent_work(struct work_struct *work);
 void pfcsim_reconfigure(struct pfcsim_port *port);

@@ -4,13 +4,16 @@
  * queued in the rings at link_mbps, frame by frame, round robin among the
  * rings that have frames and whose traffic class is not paused, from
  * drain_timer; a frame counts in the per-priority TX counters when it
- * leaves its ring.  Each ring keeps BQL's count: each drain reports what
- * it sent, per queue; emptying the rings resets it.
+ * leaves its ring.  A class that a slow receiver paces (ring_slow) sends
+ * at most slow_pct % of link_mbps: its own credit, beside the link's.
+ * Each ring keeps BQL's count: each drain reports what it sent, per queue;
+ * emptying the rings resets it.
  *
  * Locking and context:
  *  - port->ring_lock (a spinlock) protects the rings and their
- *    descriptors, ring_size, link_mbps, ring_paused, ring_live, ring_dead,
- *    the drain state (draining, credit, drain_last, rr), tx_busy,
+ *    descriptors, ring_size, link_mbps, slow_pct (written with port->lock
+ *    held too), ring_paused, ring_slow, ring_live, ring_dead, the drain
+ *    state (draining, credit, slow_credit, drain_last, rr), tx_busy,
  *    tx_lock_errors, the per-priority TX counters (u64_stats: every writer
  *    holds ring_lock) and every BQL call of pfcsim.
  *    It nests inside port->lock and inside a TX queue's xmit lock; no other
@@ -76,6 +79,7 @@ void pfcsim_drain_kick(struct pfcsim_port *port, bool ready)
 	port->draining = true;
 	port->drain_last = ktime_get();
 	port->credit = 0;
+	memset(port->slow_credit, 0, sizeof(port->slow_credit));
 	hrtimer_start(&port->drain_timer, ns_to_ktime(PFCSIM_DRAIN_TICK_NS),
 		      HRTIMER_MODE_REL_SOFT);
 }
@@ -85,12 +89,16 @@ static void pfcsim_ring_pop(struct pfcsim_port *port, unsigned int q)
 {
 	struct pfcsim_ring *ring = &port->ring[q];
 	struct pfcsim_desc *d = &port->desc[q * port->ring_size + ring->head];
+	s64 bits;
 
 	ring->head = (ring->head + 1) % port->ring_size;
 	ring->count--;
 	ring->done++;
 	ring->done_bytes += d->len;
-	port->credit -= (s64)(d->len + PFCSIM_WIRE_EXTRA) * BITS_PER_BYTE;
+	bits = (s64)(d->len + PFCSIM_WIRE_EXTRA) * BITS_PER_BYTE;
+	port->credit -= bits;
+	if (port->ring_slow & BIT(q))
+		port->slow_credit[q / port->channels] -= bits;
 	pfcsim_count_tx(port, d->prio, d->len);
 	if (ring->stopped && ring->count <= port->ring_size / 2) {
 		ring->stopped = false;
@@ -122,31 +130,73 @@ static void pfcsim_rings_completed(struct pfcsim_port *port)
 	}
 }
 
+/* The queues of traffic class @tc. */
+static unsigned long pfcsim_tc_queues(const struct pfcsim_port *port,
+				      unsigned int tc)
+{
+	return GENMASK((tc + 1) * port->channels - 1, tc * port->channels);
+}
+
+/*
+ * Of the @ready rings, those that may send now: not those of a paced
+ * class (ring_slow) that has used up its share.  ring_lock held.
+ */
+static unsigned long pfcsim_rings_sendable(const struct pfcsim_port *port,
+					   unsigned long ready)
+{
+	unsigned int tc;
+
+	for (tc = 0; tc * port->channels < port->num_txq; tc++)
+		if (port->slow_credit[tc] <= 0)
+			ready &= ~(port->ring_slow & pfcsim_tc_queues(port, tc));
+	return ready;
+}
+
 /*
  * The link's time from the last drain to @now: it sent what that time
- * allows at link_mbps, one frame per ready ring in turn.  Returns the rings
- * still ready.  ring_lock held.
+ * allows at link_mbps, one frame per ready ring in turn; a paced class
+ * sends what slow_pct % of that time allows, in the short gaps between
+ * its partner's pauses.  Returns the rings still ready (paced ones too,
+ * out of credit or not).  ring_lock held.
  */
 unsigned long pfcsim_drain_to(struct pfcsim_port *port, ktime_t now)
 {
-	unsigned long ready;
-	unsigned int q;
-	s64 ns;
+	unsigned long ready, send, slow;
+	unsigned int q, tc;
+	s64 ns, pace;
 
 	lockdep_assert_held(&port->ring_lock);
 	ns = ktime_to_ns(ktime_sub(now, port->drain_last));
 	port->drain_last = now;
 	ns = clamp_t(s64, ns, 0, PFCSIM_DRAIN_MAX_NS);
 	port->credit += div_u64((u64)ns * port->link_mbps, 1000);
+	pace = div_u64((u64)ns * port->link_mbps * port->slow_pct, 100 * 1000);
+	for (tc = 0; port->ring_slow && tc < PFCSIM_NUM_PRIO; tc++)
+		port->slow_credit[tc] += pace;
 	ready = pfcsim_rings_ready(port);
-	while (ready && port->credit > 0) {
-		q = find_next_bit(&ready, PFCSIM_MAX_TXQ, port->rr);
+	send = pfcsim_rings_sendable(port, ready);
+	while (send && port->credit > 0) {
+		q = find_next_bit(&send, PFCSIM_MAX_TXQ, port->rr);
 		if (q >= PFCSIM_MAX_TXQ)
-			q = find_first_bit(&ready, PFCSIM_MAX_TXQ);
+			q = find_first_bit(&send, PFCSIM_MAX_TXQ);
 		pfcsim_ring_pop(port, q);
-		if (!port->ring[q].count)
+		if (!port->ring[q].count) {
 			__clear_bit(q, &ready);
+			__clear_bit(q, &send);
+		}
+		if (port->ring_slow & BIT(q))
+			send = pfcsim_rings_sendable(port, send);
 		port->rr = (q + 1) % PFCSIM_MAX_TXQ;
+	}
+	/* Time nothing could use is lost: neither link nor class saves it. */
+	if (!send)
+		port->credit = min_t(s64, port->credit, 0);
+	slow = port->ring_slow;
+	for (tc = 0; tc < PFCSIM_NUM_PRIO; tc++) {
+		if (!(send & slow & pfcsim_tc_queues(port, tc)))
+			port->slow_credit[tc] = min_t(s64, port->slow_credit[tc], 0);
+		else
+			port->slow_credit[tc] = min(port->slow_credit[tc], pace);
 	}
 	pfcsim_rings_completed(port);
 	return ready;
@@ -202,6 +252,7 @@ u32 pfcsim_rings_flush(struct pfcsim_port *port)
 			netif_schedule_queue(txq);
 	}
 	port->credit = 0;
+	memset(port->slow_credit, 0, sizeof(port->slow_credit));
 	return stopped;
 }
 

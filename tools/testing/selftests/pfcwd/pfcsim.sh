@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # pfcsim, the simulated lossless NIC: DCB ops (dcb pfc/ets/dcbx), pause
-# counters in dcb and ethtool -S, storms (rx_storm, tx_storm, rx_slow),
+# counters in dcb and ethtool -S, storms (rx_storm, tx_storm, rx_slow) and
+# a slow receiver (rx_slow_peer, slow_peer_pct),
 # pause_rate, count_when_disabled, inject_rx, bad debugfs writes, and
 # deleting ports or unloading the module in the middle of a storm; TX rings
 # drained at the link rate (tx_ring, link_mbps), queues per traffic class
@@ -778,6 +779,136 @@ test_tx_ring_rate() {
 	expect_eq "$(dfs_get $P tx_busy)" 0 "tx_busy"
 }
 
+# Frames per second port $1 sends over ~1 s (its tx_packets, read with
+# the time); $2 names the measurement in the log.
+tx_rate() {
+	local t0 t1 n0 n1 a b
+
+	read -r t0 n0 a b <<< "$(tx_sample "$1" 0 0)"
+	sleep 1
+	read -r t1 n1 a b <<< "$(tx_sample "$1" 0 0)"
+	echo $(((n1 - n0) * 1000 / (t1 - t0)))
+}
+
+# The slow receiver (rx_slow_peer) of a lossless priority pauses it at
+# pause_rate but never for long: ring 3 keeps draining, at slow_peer_pct
+# of the link.  The bounds are those of test_tx_ring_rate (60 % for late
+# ticks, 110 % at most), around that share; the paused share of the time
+# counts in the pause duration.
+test_rx_slow_peer_ring() {
+	local rate got i v0 v1 d0 d1 t0 t1 n=1400
+
+	ring_setup 256 10
+	check ip link set $P txqueuelen $((n + 1000))
+	dfs_set $P pause_duration 1
+	dfs_set $P rx_slow_peer 3
+	expect_eq "$(dfs_get $P rx_slow_peer)" 3 "rx_slow_peer read back"
+	expect_eq "$(dfs_get $P slow_peer_pct)" 25 "slow_peer_pct default"
+	[ "$(awk '$1 == "rx_slow_peer" { print $2 }' "$(dfs $P changed_ns)")" -gt 0 ] ||
+		fail "no rx_slow_peer time in changed_ns"
+	expect_rate $P 3 rx 10000
+	rate=$(frame_rate 1500 10)		# 820 frames/s, 205 at 25 %
+	send $P 3 $n 1500
+	sleep 0.3
+	[ "$(depth $P 3)" -ge 128 ] || fail "ring 3 not filled: $(dfs_get $P tx_ring_depth)"
+	# Sent all along: every 200 ms some frames leave.
+	v0=$(tx_pkts $P 3)
+	for i in 1 2 3; do
+		sleep 0.2
+		v1=$(tx_pkts $P 3)
+		[ "$v1" -gt "$v0" ] || fail "tx_prio3_packets stuck at $v1"
+		v0=$v1
+	done
+	t0=$(now_ms)
+	d0=$(ethtool_stat $P rx_prio3_pause_duration)
+	got=$(tx_rate $P)
+	d1=$(ethtool_stat $P rx_prio3_pause_duration)
+	t1=$(now_ms)
+	log "slow peer 25 %: $got frames/s, link $rate/s; paused $((d1 - d0)) us of $((t1 - t0)) ms"
+	[ "$got" -ge $((rate * 25 * 6 / 1000)) ] && [ "$got" -le $((rate * 25 * 11 / 1000)) ] ||
+		fail "slow peer drain $got/s, want 25 % of $rate/s"
+	# 75 % of the time paused: the two reads lie inside [t0, t1] and at
+	# least the 1 s of tx_rate apart (the counters are live).
+	[ $((d1 - d0)) -ge 700000 ] && [ $((d1 - d0)) -le $(((t1 - t0) * 800)) ] ||
+		fail "pause duration $((d1 - d0)) us in $((t1 - t0)) ms, want 75 %"
+	# A new share applies from then on: 50 %.
+	dfs_set $P slow_peer_pct 50
+	expect_eq "$(dfs_get $P slow_peer_pct)" 50 "slow_peer_pct read back"
+	got=$(tx_rate $P)
+	log "slow peer 50 %: $got frames/s, link $rate/s"
+	[ "$got" -ge $((rate * 50 * 6 / 1000)) ] && [ "$got" -le $((rate * 50 * 11 / 1000)) ] ||
+		fail "slow peer drain $got/s, want 50 % of $rate/s"
+	# The end of it: the rest leaves at the link rate.
+	dfs_set $P link_mbps 1000
+	dfs_set $P rx_slow_peer ""
+	wait_eq "$n" tx_pkts $P 3
+	expect_still $P 3 rx
+	# Without rings the queue is never stopped: frames leave at once.
+	dfs_set $P tx_ring 0
+	dfs_set $P rx_slow_peer 3
+	send $P 3 20 1000
+	wait_eq $((n + 20)) tx_pkts $P 3
+	expect_eq "$(mq_backlog $P 3)" 0 "backlog of queue 3 without rings"
+	expect_rate $P 3 rx 10000
+	expect_eq "$(dfs_get $P tx_busy)" 0 "tx_busy"
+}
+
+# rx_storm on a priority of rx_slow_peer wins: the ring stops draining,
+# indications rise once at pause_rate, not twice; the storm's end gives
+# the slow receiver's pace back.
+test_rx_slow_peer_storm() {
+	local v d n=600 rate
+
+	ring_setup 256 10
+	check ip link set $P txqueuelen $((n + 1000))
+	dfs_set $P rx_slow_peer 3
+	send $P 3 $n 1500
+	sleep 0.3
+	[ "$(tx_pkts $P 3)" -gt 0 ] || fail "nothing left ring 3 before the storm"
+	dfs_set $P rx_storm 3
+	sleep 0.1
+	v=$(tx_pkts $P 3)
+	d=$(depth $P 3)
+	sleep 0.5
+	expect_eq "$(tx_pkts $P 3)" "$v" "tx_prio3_packets in the storm"
+	expect_eq "$(depth $P 3)" "$d" "ring 3 in the storm"
+	expect_rate $P 3 rx 10000
+	# Back at 25 % of the link: well below what the link alone sends.
+	rate=$(frame_rate 1500 10)
+	dfs_set $P rx_storm ""
+	sleep 0.5
+	d=$(($(tx_pkts $P 3) - v))
+	log "after the storm: $d frames in 0.5 s, link $rate/s"
+	[ "$d" -gt 0 ] || fail "ring 3 not draining after the storm"
+	[ "$d" -lt $((rate * 6 / 20)) ] || fail "ring 3 sent $d frames in 0.5 s after the storm"
+	expect_rate $P 3 rx 10000
+	# Without rings, the storm's pause stops the queue.
+	dfs_set $P tx_ring 0
+	dfs_set $P rx_storm 3
+	v=$(tx_pkts $P 3)
+	send $P 3 10 1000
+	sleep 0.3
+	expect_eq "$(tx_pkts $P 3)" "$v" "tx_prio3_packets in the storm without rings"
+	dfs_set $P rx_storm ""
+	wait_eq $((v + 10)) tx_pkts $P 3
+}
+
+# Bad slow_peer_pct and rx_slow_peer writes are refused, nothing changes.
+test_rx_slow_peer_bad() {
+	setup
+	dfs_set $P slow_peer_pct 40
+	dfs_set $P rx_slow_peer 2,5
+	expect_rejected $P slow_peer_pct 0 100 101 -1 +5 " 5" 5x abc "" 99999999999
+	expect_rejected $P rx_slow_peer 8 x 1-9 "3 4"
+	expect_eq "$(dfs_get $P slow_peer_pct)/$(dfs_get $P rx_slow_peer)" "40/2,5" \
+		"after bad writes"
+	dfs_set $P slow_peer_pct 1
+	dfs_set $P slow_peer_pct 99
+	expect_eq "$(dfs_get $P slow_peer_pct)" 99 "slow_peer_pct 99"
+	dfs_set $P profile mlx5
+	expect_eq "$(dfs_get $P slow_peer_pct)" 99 "slow_peer_pct after profile"
+}
+
 test_tx_ring_change() {
 	ring_setup 16 10
 	dfs_set $P rx_storm 4
@@ -994,6 +1125,9 @@ TESTS=(
 	"test_del_mid_storm	pfcsim: del_port and module unload mid-storm leave nothing"
 	"test_tx_ring_pause	pfcsim: tx_ring fills and stops a paused TC's queue, others drain, wakes after"
 	"test_tx_ring_rate	pfcsim: rings drain at link_mbps, two rings share the link	stock"
+	"test_rx_slow_peer_ring	pfcsim: rx_slow_peer paces ring 3 at slow_peer_pct, never stops the queue	stock"
+	"test_rx_slow_peer_storm	pfcsim: rx_storm overrides rx_slow_peer: the ring stops draining"
+	"test_rx_slow_peer_bad	pfcsim: bad slow_peer_pct and rx_slow_peer writes refused, nothing changed"
 	"test_tx_ring_change	pfcsim: tx_ring writes empty the rings; tx_ring 0 as before; bad writes"
 	"test_tx_ring_default_qdisc	pfcsim: tx_ring with the default qdisc: all sent, tx_busy 0"
 	"test_tx_ring_del	pfcsim: del_port, down/up and unload with rings draining"
