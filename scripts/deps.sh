@@ -128,45 +128,61 @@ for s in "${series_list[@]}"; do
 	printf '%s\n' "$r" > "$kdir/$s.release"
 done
 
+# Makes sure cache entry $1/<version of linux-source-6.12> is complete and
+# names it in src_entry.  A missing one is built in a temporary directory
+# renamed into place at the end: the members $5... of the tarball (paths
+# below its top directory) are extracted with $4 leading components stripped,
+# then $3 lays out the directory it is given.  $2 says what, for the log.
+src_entry=
+src_extract() {
+	local name=$1 what=$2 layout=$3 strip=$4 v tarball base tmp
+	shift 4
+	v=$(dpkg-query -W -f='${Version}' linux-source-6.12)
+	src_entry=$cache/$name/$v
+	[ ! -f "$src_entry/.done" ] || return 0
+	tarball=$(ls /usr/src/linux-source-6.12*.tar.* 2>/dev/null | head -n1)
+	[ -n "$tarball" ] || { log "linux-source-6.12 tarball missing"; exit 1; }
+	log "extracting $what from $tarball into $src_entry"
+	tmp=$src_entry.tmp.$$
+	rm -rf "$tmp"
+	mkdir -p "$tmp"
+	base=$(basename "$tarball")
+	base=${base%.tar.*}
+	# "${@/#/$base/}": each member with the tarball's top directory before it.
+	tar -xf "$tarball" -C "$tmp" --strip-components="$strip" "${@/#/$base/}"
+	"$layout" "$tmp"
+	touch "$tmp/.done"
+	rm -rf "$src_entry"
+	mkdir -p "$(dirname "$src_entry")"
+	mv "$tmp" "$src_entry"
+}
+
 # checkpatch.pl and its data files, and the kernel's ynl (tools/net/ynl:
 # cli.py and its Python library) with the netlink schemas and specs
 # (Documentation/netlink), from linux-source-6.12, in one pass over its
 # tarball (xz is read whole for any path in it) into the cache.  ynl is for
 # scripts/ynl and the spec check; its Python dependencies (PyYAML,
 # jsonschema) are the Debian packages above.
+# shellcheck disable=SC2317 # called as src_extract's $3
+src_layout_checkpatch_ynl() {
+	mkdir -p "$1/checkpatch/scripts" "$1/ynl/tools/net"
+	mv "$1"/scripts/* "$1/checkpatch/scripts/"
+	mv "$1/tools/net/ynl" "$1/ynl/tools/net/"
+	mv "$1/Documentation" "$1/ynl/"
+	rmdir "$1/scripts" "$1/tools/net" "$1/tools"
+	# Byte-compiled here: the VM sees this tree read-only.
+	/usr/bin/python3 -m compileall -q "$1/ynl/tools/net/ynl" >/dev/null
+	touch "$1/checkpatch/.done" "$1/ynl/.done"
+}
 cp_dir="$top/build/checkpatch"
 ynl_dir="$top/build/ynl"
 if [ ! -f "$cp_dir/.done" ] || [ ! -f "$ynl_dir/.done" ]; then
-	v=$(dpkg-query -W -f='${Version}' linux-source-6.12)
-	entry=$cache/source/$v
-	if [ ! -f "$entry/.done" ]; then
-		tarball=$(ls /usr/src/linux-source-6.12*.tar.* 2>/dev/null | head -n1)
-		[ -n "$tarball" ] || { log "linux-source-6.12 tarball missing"; exit 1; }
-		log "extracting checkpatch and ynl from $tarball into $entry"
-		tmp=$entry.tmp.$$
-		rm -rf "$tmp"
-		mkdir -p "$tmp/src"
-		base=$(basename "$tarball")
-		base=${base%.tar.*}
-		tar -xf "$tarball" -C "$tmp/src" --strip-components=1 \
-			"$base/scripts/checkpatch.pl" "$base/scripts/spelling.txt" \
-			"$base/scripts/const_structs.checkpatch" \
-			"$base/tools/net/ynl" "$base/Documentation/netlink"
-		mkdir -p "$tmp/checkpatch/scripts" "$tmp/ynl/tools/net"
-		mv "$tmp"/src/scripts/* "$tmp/checkpatch/scripts/"
-		mv "$tmp/src/tools/net/ynl" "$tmp/ynl/tools/net/"
-		mv "$tmp/src/Documentation" "$tmp/ynl/"
-		# Byte-compiled here: the VM sees this tree read-only.
-		/usr/bin/python3 -m compileall -q "$tmp/ynl/tools/net/ynl" >/dev/null
-		touch "$tmp/checkpatch/.done" "$tmp/ynl/.done"
-		rmdir "$tmp/src/scripts" "$tmp/src/tools/net" "$tmp/src/tools" "$tmp/src"
-		touch "$tmp/.done"
-		rm -rf "$entry"
-		mkdir -p "$(dirname "$entry")"
-		mv "$tmp" "$entry"
-	fi
-	copy_entry "$entry/checkpatch" "$cp_dir"
-	copy_entry "$entry/ynl" "$ynl_dir"
+	src_extract source "checkpatch and ynl" src_layout_checkpatch_ynl 1 \
+		scripts/checkpatch.pl scripts/spelling.txt \
+		scripts/const_structs.checkpatch \
+		tools/net/ynl Documentation/netlink
+	copy_entry "$src_entry/checkpatch" "$cp_dir"
+	copy_entry "$src_entry/ynl" "$ynl_dir"
 fi
 
 # The kernel's tc-testing runner (tools/testing/selftests/tc-testing: tdc.py,
@@ -174,27 +190,14 @@ fi
 # cases (tools/testing/selftests/pfcwd/tdc.sh).  Its nsPlugin uses
 # pyroute2 (the Debian package above).  An entry of its own, so that a
 # cache made before it is not unpacked again.
+# shellcheck disable=SC2317 # called as src_extract's $3
+src_layout_tdc() {
+	/usr/bin/python3 -m compileall -q "$1" >/dev/null
+}
 tdc_dir="$top/build/tdc"
 if [ ! -f "$tdc_dir/.done" ]; then
-	v=$(dpkg-query -W -f='${Version}' linux-source-6.12)
-	entry=$cache/tdc/$v
-	if [ ! -f "$entry/.done" ]; then
-		tarball=$(ls /usr/src/linux-source-6.12*.tar.* 2>/dev/null | head -n1)
-		[ -n "$tarball" ] || { log "linux-source-6.12 tarball missing"; exit 1; }
-		log "extracting tc-testing from $tarball into $entry"
-		tmp=$entry.tmp.$$
-		rm -rf "$tmp"
-		mkdir -p "$tmp"
-		base=$(basename "$tarball")
-		base=${base%.tar.*}
-		tar -xf "$tarball" -C "$tmp" --strip-components=5 \
-			"$base/tools/testing/selftests/tc-testing"
-		/usr/bin/python3 -m compileall -q "$tmp" >/dev/null
-		touch "$tmp/.done"
-		rm -rf "$entry"
-		mkdir -p "$(dirname "$entry")"
-		mv "$tmp" "$entry"
-	fi
-	copy_entry "$entry" "$tdc_dir"
+	src_extract tdc tc-testing src_layout_tdc 5 \
+		tools/testing/selftests/tc-testing
+	copy_entry "$src_entry" "$tdc_dir"
 fi
 exit 0
