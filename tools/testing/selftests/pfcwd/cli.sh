@@ -98,6 +98,11 @@ test_show_set() {
 	pfcsim_new sw2
 	"$PFCWD" set dev sw2 on detect 300 || fail "set dev sw2 on"
 	expect_eq "$(show_val sw2 '[.held, .qdiscs, .detect_ms] | tostring')" "[true,0,300]" "held port"
+	# Only a qdisc sees transmit progress: without one XOFF alone is a pause.
+	expect_eq "$(show_val sw1 .tx_progress)/$(show_val sw2 .tx_progress)" \
+		"true/false" "tx_progress: with the qdisc, held only"
+	"$PFCWD" show dev sw2 | grep -q " tx-progress none " ||
+		fail "show dev sw2 does not say tx-progress none: $("$PFCWD" show dev sw2)"
 	expect_eq "$("$PFCWD" -j show | jq -c '[.[].ifname] | sort')" '["sw1","sw2"]' "show lists both"
 	"$PFCWD" set dev sw2 off || fail "set dev sw2 off"
 	expect_eq "$("$PFCWD" -j show | jq -c '[.[].ifname]')" '["sw1"]' "released port gone"

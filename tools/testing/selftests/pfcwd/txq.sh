@@ -18,6 +18,7 @@
 # saturates easily even under qemu's emulation.
 
 . "$(dirname "$0")/lib.sh"
+wakeup_probe_start
 
 # tc with the plugin, which parses pfcwd's options.
 tc() { TC_LIB_DIR=$PFCWD_TOP/build/tools command tc "$@"; }
@@ -557,6 +558,75 @@ test_unload_mid_storm() {
 	pfcsim_del $DEV
 }
 
+# Fails unless $1 <= $2 (us).
+within_bound() {
+	[ "$1" -le "$2" ] || fail "$3: $1 us, beyond the bound $2 us"
+}
+
+# A slow receiver on priority 3 (pfcsim's rx_slow_peer: XOFF at
+# pause_rate, each pause short, so 3's ring still drains at slow_peer_pct
+# of the link) with traffic through pfcwd, for 10 T0, on profile $1: no
+# storm, XOFF counted while 3 sends.  Then a storm (the ring stops): it
+# is detected no earlier than T0 after it began and within the physical
+# bound: bounds.sh's for the profile's refresh period R, plus the read's
+# own delay (getpfc_delay_us) and one jiffy (10 ms at HZ 100 or more: the
+# qdisc stamps progress once a jiffy); the ring's last 64 frames leave in
+# well under a millisecond at pktgen's rate.
+slow_then_storm() {
+	local t0=200 r delay det start bound sent0 sent1
+
+	[ -e /sys/class/net/$DEV ] && pfcsim_del $DEV
+	pfcsim_new $DEV
+	echo "$1" > $DFS/profile || fail "profile $1"
+	echo 64 > $DFS/tx_ring || fail "tx_ring"
+	echo $LINK_MBPS > $DFS/link_mbps || fail "link_mbps"
+	dcb_set pfc set dev $DEV prio-pfc 3:on || fail "dcb"
+	read -r r < $DFS/stats_period_ms
+	read -r delay < $DFS/getpfc_delay_us
+	tc qdisc add dev $DEV root handle 1: pfcwd detect $t0 restore $t0 \
+		action alert lossless 3 || fail "add"
+	"$PFCWD" show dev $DEV | grep -q " tx-progress qdisc " ||
+		fail "$1: pfcwd show does not say tx-progress qdisc: $("$PFCWD" show dev $DEV | head -3)"
+	sleep 0.5	# the carrier back after setpfc, where the profile bounces it
+	pg_flow 3 1000
+	pg_start
+	echo 3 > $DFS/rx_slow_peer || fail "rx_slow_peer"
+	sent0=$(tx 3)
+	sleep $((10 * t0 / 1000))
+	sent1=$(tx 3)
+	expect_eq "$(pstat $DEV 3 state)/$(pstat $DEV 3 detected)" operational/0 \
+		"$1: slow receiver for 10 T0 with traffic: no storm"
+	# Without pause counters (qede) no XOFF is seen: the queues alone.
+	[ "$(cat $DFS/no_counters)" = 1 ] || [ "$(pstat $DEV 3 xoff_while_tx)" -gt 0 ] ||
+		fail "$1: no XOFF counted while 3 sent"
+	[ $((sent1 - sent0)) -gt 0 ] || fail "$1: priority 3 did not flow"
+	log "$1: slow receiver: priority 3 sent $(((sent1 - sent0) * 1000 / (10 * t0))) frames/s, $(pstat $DEV 3 xoff_while_tx) polls saw XOFF while it sent"
+	echo 3 > $DFS/rx_storm || fail "rx_storm"
+	start=$(awk '$1 == "rx_storm" { print $2 }' $DFS/changed_ns)
+	bound=$(($(bound_detect_us $t0 "$r") + delay + 10000))
+	wait_stat $DEV 3 state stormed $((bound / 1000000 + 2))
+	det=$((($(pstat $DEV 3 detected_at_ns) - start) / 1000))
+	log "$1: the storm after it detected $det us after it began (T0 $((t0 * 1000)), bound $bound)"
+	echo > $DFS/rx_storm
+	echo > $DFS/rx_slow_peer
+	pg_stop
+	pg_clear
+	[ "$det" -ge $((t0 * 1000)) ] || fail "$1: detected $det us after the storm began, before T0"
+	judged within_bound "$det" "$bound" "$1: the storm after a slow receiver"
+	expect_eq "$(pstat $DEV 3 detected)" 1 "$1: one storm"
+	pfcsim_del $DEV
+}
+
+test_slow_receiver() {
+	local prof
+
+	load_mod pfcwd
+	modprobe pktgen || skip "no pktgen in this kernel"
+	for prof in ideal mlx5 i40e bnxt hns3 qede; do
+		slow_then_storm $prof
+	done
+}
+
 TESTS=(
 	"test_saturation_alert	txq: saturated 3 and 5, 3 paused (alert): 5 keeps its rate	stock"
 	"test_saturation_channels	txq: the same with 2 TX queues per traffic class	stock"
@@ -569,6 +639,7 @@ TESTS=(
 	"test_allowed_parents	txq: pfcwd under prio, htb, tbf, mq and mqprio passes traffic"
 	"test_child_of_mq	txq: under mq/mqprio no packet changes queue: right TX lock, no blocking"
 	"test_flush_budget	txq: thousands of queued packets flushed 256 at a time"
+	"test_slow_receiver	txq: a slow receiver with traffic is no storm on any profile; a storm right after is detected at T0	stock"
 )
 
 tap_main "$@"
