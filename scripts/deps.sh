@@ -15,12 +15,12 @@
 # What is unpacked is kept in a machine-wide cache, $PFCWD_CACHE (default
 # /var/cache/pfcwd), so that a fresh clone does not download and unpack it
 # again (that was about 30 s of every CI run): kernels/<release>_<version>/
-# (the image whose version is that of the installed headers) and
+# (the image whose version is that of the installed headers),
 # source/<version>/ (checkpatch and ynl from linux-source-6.12 of that
-# version).  A clone gets a copy of hard links: make's install-vm adds files
-# and depmod replaces its indexes by rename, so the cache is never written
-# through a clone.  An entry is complete once it has .done; a new version is
-# a new entry.
+# version) and tdc/<version>/ (its tc-testing).  A clone gets a copy of
+# hard links: make's install-vm adds files and depmod replaces its indexes
+# by rename, so the cache is never written through a clone.  An entry is
+# complete once it has .done; a new version is a new entry.
 
 set -euo pipefail
 
