@@ -12,7 +12,7 @@
 #include "tap.h"
 
 #define N_TESTS		(7 + 272 + 36 + 4 + 6 + 9 + 1 + 20 + 19 + 2 + 4 + 13 + 10 + \
-			 6 + 2 + 7 + 5 + 5 + 2 + 5 + 4 + 4 + 4 + 1 + 4 + 7 + 2 + 2 + 7 + 2 + 4)
+			 6 + 2 + 7 + 5 + 5 + 2 + 5 + 4 + 4 + 4 + 1 + 4 + 7 + 2 + 2 + 7 + 2 + 4 + 1)
 
 #define US(n)		((u64)(n) * 1000ULL)
 #define MS(n)		((u64)(n) * PFCWD_NSEC_PER_MSEC)
@@ -2898,6 +2898,32 @@ static void test_published_schedule(u64 read_late, bool scatter)
 }
 
 /*
+ * Never early, whatever the driver's jitter and the poller's lateness:
+ * publications late by up to jit (scattered, within the window R / 8 +
+ * 2 fine), reads late by up to read_late, over 6 phases each.  Bounds
+ * may grow with both; an early detection or restoration is never right.
+ */
+static void test_published_sweep(void)
+{
+	static const u64 jit[] = { MS(1), MS(5), MS(31), MS(60), MS(121) };
+	static const u64 late[] = { 0, MS(20), MS(80) };
+	unsigned int i, j, k, runs = 0, bad = 0;
+	struct sched_result res;
+
+	for (i = 0; i < ARRAY_SIZE(jit); i++)
+		for (j = 0; j < ARRAY_SIZE(late); j++)
+			for (k = 0; k < 6; k++) {
+				sched_run(MS(1) + k * MS(157), late[j], true,
+					  jit[i], &res);
+				runs++;
+				bad += !res.once || res.early;
+			}
+	tap_ok(!bad,
+	       "published every 1000 ms, jitter up to 1-121 ms x reads 0-80 ms late: 10 storms each detected and restored once, never early (%u of %u runs bad)",
+	       bad, runs);
+}
+
+/*
  * The first storm, the phase not known yet, over every phase 4 ms apart:
  * the read that first sees it can see two publications (the first late,
  * just after the read before; the next on time), frames of up to two
@@ -4269,6 +4295,7 @@ int main(void)
 	test_published_schedule(MS(40), false);
 	test_published_schedule(0, true);
 	test_published_schedule(MS(40), true);
+	test_published_sweep();
 	test_published_first_storm();
 	test_published_phase_counters();
 	test_published_durations();
