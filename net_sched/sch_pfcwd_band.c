@@ -31,8 +31,8 @@
  *    (softirq or process context with BH disabled) - a LEAF's own lock,
  *    one per TX queue; they touch the band queues and counters, and arm
  *    the qdisc watchdog; dequeue stamps the port's transmit progress
- *    (prio[].tx_jiffies, WRITE_ONCE: pfcwd.h).  The watchdog's hrtimer (hard irq) only
- *    reschedules the root qdisc, never takes its lock.
+ *    (prio[].tx_jiffies, WRITE_ONCE: pfcwd.h).  The watchdog's hrtimer
+ *    (hard irq) only reschedules the root qdisc, never takes its lock.
  *  - under RTNL in process context: pfcwd_sched_drop_queued() (the
  *    watchdog starting a drop) and pfcwd_sched_band_stats() take that same
  *    lock, with BH disabled, one band queue at a time; a drop's flush frees
