@@ -386,6 +386,11 @@ pfcsim_del() {
 	echo "$1" > $PFCSIM_DFS/del_port || fail "cannot delete pfcsim port $1"
 }
 
+# When pfcsim port $1 last changed list $2 (rx_storm...), ns.
+changed_at() {
+	awk -v k="$2" '$1 == k { print $2 }' "$PFCSIM_DFS/$1/changed_ns"
+}
+
 # pfcsim_eop DEV FIELD: one field of DEV's pfcsim ethtool_calls (an op,
 # unbracketed or absent), or with FIELD "ops" the calls of all ops summed.
 pfcsim_eop() {

@@ -807,7 +807,7 @@ test_rx_slow_peer_ring() {
 	dfs_set $P rx_slow_peer 3
 	expect_eq "$(dfs_get $P rx_slow_peer)" 3 "rx_slow_peer read back"
 	expect_eq "$(dfs_get $P slow_peer_pct)" 25 "slow_peer_pct default"
-	[ "$(awk '$1 == "rx_slow_peer" { print $2 }' "$(dfs $P changed_ns)")" -gt 0 ] ||
+	[ "$(changed_at $P rx_slow_peer)" -gt 0 ] ||
 		fail "no rx_slow_peer time in changed_ns"
 	expect_rate $P 3 rx 10000
 	rate=$(frame_rate 1500 10)		# 820 frames/s, 205 at 25 %

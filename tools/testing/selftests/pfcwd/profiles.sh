@@ -609,11 +609,6 @@ test_nic_prevention_last_frames() {
 	return 0
 }
 
-# When pfcsim port $1 last changed list $2 (rx_storm...), ns.
-changed_at() {
-	awk -v k="$2" '$1 == k { print $2 }' "$PFCSIM_DFS/$1/changed_ns"
-}
-
 test_pause_duration() {
 	local start det end res
 

@@ -273,7 +273,7 @@ backoff_run() {
 		lvl=$(pstat sw1 3 backoff_level)
 		sleep 0.03
 		sim sw1 rx_storm ""
-		end=$(awk '$1 == "rx_storm" { print $2 }' "$PFCSIM_DFS/sw1/changed_ns")
+		end=$(changed_at sw1 rx_storm)
 		# 4 T1 plus the margins, and then some.
 		wait_stat sw1 3 restored $((n + 1)) 3
 		res=$(pstat sw1 3 restored_at_ns)

@@ -578,19 +578,15 @@ within_bound() {
 slow_then_storm() {
 	local t0=200 r delay det start bound early sent0 sent1
 
-	[ -e /sys/class/net/$DEV ] && pfcsim_del $DEV
-	pfcsim_new $DEV
+	setup
 	echo "$1" > $DFS/profile || fail "profile $1"
-	echo 64 > $DFS/tx_ring || fail "tx_ring"
-	echo $LINK_MBPS > $DFS/link_mbps || fail "link_mbps"
-	dcb_set pfc set dev $DEV prio-pfc 3:on || fail "dcb"
 	read -r r < $DFS/stats_period_ms
 	read -r delay < $DFS/getpfc_delay_us
 	tc qdisc add dev $DEV root handle 1: pfcwd detect $t0 restore $t0 \
 		action alert lossless 3 || fail "add"
 	"$PFCWD" show dev $DEV | grep -q " tx-progress qdisc " ||
 		fail "$1: pfcwd show does not say tx-progress qdisc: $("$PFCWD" show dev $DEV | head -3)"
-	sleep 0.5	# the carrier back after setpfc, where the profile bounces it
+	sleep 0.5	# the first reads prime the detector before traffic
 	pg_flow 3 1000
 	pg_start
 	echo 3 > $DFS/rx_slow_peer || fail "rx_slow_peer"
@@ -605,7 +601,7 @@ slow_then_storm() {
 	[ $((sent1 - sent0)) -gt 0 ] || fail "$1: priority 3 did not flow"
 	log "$1: slow receiver: priority 3 sent $(((sent1 - sent0) * 1000 / (10 * t0))) frames/s, $(pstat $DEV 3 xoff_while_tx) polls saw XOFF while it sent"
 	echo 3 > $DFS/rx_storm || fail "rx_storm"
-	start=$(awk '$1 == "rx_storm" { print $2 }' $DFS/changed_ns)
+	start=$(changed_at $DEV rx_storm)
 	bound=$(($(bound_detect_us $t0 "$r") + delay + 10000))
 	wait_stat $DEV 3 state stormed $((bound / 1000000 + 2))
 	det=$((($(pstat $DEV 3 detected_at_ns) - start) / 1000))
@@ -625,8 +621,6 @@ slow_then_storm() {
 test_slow_receiver() {
 	local prof
 
-	load_mod pfcwd
-	modprobe pktgen || skip "no pktgen in this kernel"
 	for prof in ideal mlx5 i40e bnxt hns3 qede; do
 		slow_then_storm $prof
 	done
