@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of pfcwd/storm.c, the per-priority storm state machine,
- * compiled from the module's own source.  The clock is injected: each test
- * feeds a machine samples of cumulative counters at the times it chooses,
- * usually through a small simulator that grows the counters at fixed rates
- * and samples every TICK.
+ * Unit tests of pfcwd/storm.c, the per-priority storm state machine, and
+ * of its estimators (storm_pub.c, storm_stall.c), compiled from the
+ * module's own source.  The clock is injected: each test feeds a machine
+ * samples of cumulative counters at the times it chooses, usually through
+ * a small simulator that grows the counters at fixed rates and samples
+ * every TICK.
  */
 #include <string.h>
 
