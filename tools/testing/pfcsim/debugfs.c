@@ -56,6 +56,7 @@ static const struct pfcsim_knob_def pfcsim_knob_defs[PFCSIM_NUM_KNOBS] = {
 	[PFCSIM_K_PAUSE_DURATION]	= { "pause_duration", 3 },
 	[PFCSIM_K_SETPFC_REOPEN]	= { "setpfc_reopen", 1 },
 	[PFCSIM_K_FRAME_COUNTERS]	= { "frame_counters", 1 },
+	[PFCSIM_K_STATS_JITTER]		= { "stats_jitter_ms", 10000 },
 };
 
 static const char * const pfcsim_calls_names[PFCSIM_NUM_CALLS] = {
@@ -231,6 +232,22 @@ static ssize_t pfcsim_changed_read(struct file *file, char __user *ubuf,
 	for (i = 0; i < PFCSIM_NUM_LISTS; i++)
 		len += scnprintf(buf + len, sizeof(buf) - len, "%s %lld\n",
 				 pfcsim_list_names[i], ktime_to_ns(t[i]));
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+}
+
+/* published_ns: when the periodic task last took a copy (changed_ns's clock). */
+static ssize_t pfcsim_published_read(struct file *file, char __user *ubuf,
+				     size_t count, loff_t *ppos)
+{
+	struct pfcsim_port *port = file->private_data;
+	char buf[24];
+	ktime_t t;
+	int len;
+
+	spin_lock_bh(&port->lock);
+	t = port->pub_at;
+	spin_unlock_bh(&port->lock);
+	len = scnprintf(buf, sizeof(buf), "%lld\n", ktime_to_ns(t));
 	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
 }
 
@@ -903,6 +920,7 @@ PFCSIM_FOPS(pfcsim_cwd_fops, pfcsim_cwd_read, pfcsim_cwd_write);
 PFCSIM_FOPS(pfcsim_inject_rx_fops, NULL, pfcsim_inject_rx_write);
 PFCSIM_FOPS(pfcsim_push_fops, pfcsim_push_read, pfcsim_push_write);
 PFCSIM_FOPS(pfcsim_changed_fops, pfcsim_changed_read, NULL);
+PFCSIM_FOPS(pfcsim_published_fops, pfcsim_published_read, NULL);
 PFCSIM_FOPS(pfcsim_fw_pfc_en_fops, pfcsim_fw_pfc_en_read,
 	    pfcsim_fw_pfc_en_write);
 PFCSIM_FOPS(pfcsim_knob_fops, pfcsim_knob_read, pfcsim_knob_write);
@@ -948,6 +966,8 @@ int pfcsim_port_debugfs(struct pfcsim_port *port)
 			    &pfcsim_inject_rx_fops);
 	debugfs_create_file("push_pause", 0600, dir, port, &pfcsim_push_fops);
 	debugfs_create_file("changed_ns", 0400, dir, port, &pfcsim_changed_fops);
+	debugfs_create_file("published_ns", 0400, dir, port,
+			    &pfcsim_published_fops);
 	debugfs_create_file("fw_pfc_en", 0600, dir, port,
 			    &pfcsim_fw_pfc_en_fops);
 	for (i = 0; i < PFCSIM_NUM_KNOBS; i++) {

@@ -104,6 +104,12 @@
  *			counters, taken every this many ms by a delayed work,
  *			as drivers that read the hardware periodically; between
  *			copies they stand still.
+ *   stats_jitter_ms	0..10000 (0): each periodic copy comes a random
+ *			0..this many ms (at most half the period) after its
+ *			point on the stats_period_ms grid, as a driver's
+ *			timer and work item run late; the grid stays fixed.
+ *   published_ns	read: when the periodic task last took a copy
+ *			(changed_ns's clock), 0 if it never did.
  *   stats_refresh_on_read 0/1 (0): ethtool -S (get_ethtool_stats) first
  *			takes a fresh copy, as mlx5, ixgbe, i40e and ice do.
  *			With stats_period_ms 0 and this 1 only ethtool -S

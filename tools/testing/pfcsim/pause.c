@@ -11,7 +11,7 @@
  *
  * Locking and context:
  *  - port->lock (a spinlock, taken with BH disabled) protects the counters
- *    and durations, their copy, the driver knobs, port->up, the bounce
+ *    and durations, their copy and its schedule, the driver knobs, port->up, the bounce
  *    deadline and port->dead; slow_pct, which the durations read, is
  *    written with it and ring_lock held.  The functions here that take a port, but
  *    for the works and push, are called with it held, in process context
@@ -43,6 +43,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
+#include <linux/random.h>
 #include <linux/spinlock.h>
 #include <linux/u64_stats_sync.h>
 #include <linux/workqueue.h>
@@ -211,6 +212,19 @@ void pfcsim_reset_counters(struct pfcsim_port *port, ktime_t now)
 }
 
 /*
+ * How late after its grid point the next copy comes: a driver's periodic
+ * task is a timer and a work item, both of which run late.  Never half a
+ * period or more, so that copies keep their order on the grid.
+ */
+static unsigned long pfcsim_pub_delay(const struct pfcsim_port *port)
+{
+	u32 j = min(port->knob[PFCSIM_K_STATS_JITTER],
+		    port->knob[PFCSIM_K_STATS_PERIOD] / 2);
+
+	return j ? msecs_to_jiffies(get_random_u32() % (j + 1)) : 0;
+}
+
+/*
  * After a write to stats_period_ms, stats_refresh_on_read or profile: a
  * fresh copy if readers get one, and the period restarted from @now.
  */
@@ -225,7 +239,9 @@ void pfcsim_stats_restart(struct pfcsim_port *port, ktime_t now)
 		return;	/* a pending work finds period 0 and stops */
 	period = msecs_to_jiffies(port->knob[PFCSIM_K_STATS_PERIOD]);
 	port->pub_next = jiffies + period;
-	mod_delayed_work(system_highpri_wq, &port->publish_work, period);
+	port->pub_delay = pfcsim_pub_delay(port);
+	mod_delayed_work(system_highpri_wq, &port->publish_work,
+			 period + port->pub_delay);
 }
 
 /* Every stats_period_ms: a new copy; re-arms itself.  Process context. */
@@ -242,17 +258,20 @@ void pfcsim_publish_work(struct work_struct *work)
 	period = msecs_to_jiffies(port->knob[PFCSIM_K_STATS_PERIOD]);
 	now = jiffies;
 	/* Early (the period was restarted meanwhile): wait until due. */
-	if (time_before(now, port->pub_next)) {
+	if (time_before(now, port->pub_next + port->pub_delay)) {
 		mod_delayed_work(system_highpri_wq, &port->publish_work,
-				 port->pub_next - now);
+				 port->pub_next + port->pub_delay - now);
 		goto out;
 	}
-	pfcsim_publish(port, ktime_get());
+	port->pub_at = ktime_get();
+	pfcsim_publish(port, port->pub_at);
 	/* On a fixed grid, unless the work fell a whole period behind. */
 	port->pub_next += period;
 	if (!time_after(port->pub_next, now))
 		port->pub_next = now + period;
-	mod_delayed_work(system_highpri_wq, &port->publish_work, port->pub_next - now);
+	port->pub_delay = pfcsim_pub_delay(port);
+	mod_delayed_work(system_highpri_wq, &port->publish_work,
+			 port->pub_next + port->pub_delay - now);
 out:
 	spin_unlock_bh(&port->lock);
 }

@@ -129,6 +129,7 @@ enum pfcsim_knob {
 	PFCSIM_K_PAUSE_DURATION,	/* pause_duration */
 	PFCSIM_K_SETPFC_REOPEN,		/* setpfc_reopen */
 	PFCSIM_K_FRAME_COUNTERS,	/* frame_counters */
+	PFCSIM_K_STATS_JITTER,		/* stats_jitter_ms */
 	PFCSIM_NUM_KNOBS,
 };
 
@@ -223,7 +224,9 @@ struct pfcsim_port {
 	u64 calls[PFCSIM_NUM_CALLS];
 	struct pfcsim_eop_audit eop;
 	struct pfcsim_snap pub;		/* the copy reported, if any */
-	unsigned long pub_next;		/* jiffies: next copy is due */
+	unsigned long pub_next;		/* jiffies: next grid point */
+	unsigned long pub_delay;	/* jiffies: this copy's lateness */
+	ktime_t pub_at;			/* the last periodic copy */
 	ktime_t bounce_until;		/* carrier down until then */
 	/* The NIC's PFC storm prevention (ETHTOOL_PFC_PREVENTION_TOUT). */
 	u16 prevent_ms;			/* 0: off */

@@ -20,18 +20,22 @@ const struct pfcsim_profile pfcsim_profiles[] = {
 		[PFCSIM_K_PAUSE_DURATION] = 1 } },
 	{ "ixgbe", "ixgbe", false, {
 		[PFCSIM_K_STATS_PERIOD] = 2000,
+		[PFCSIM_K_STATS_JITTER] = 10,
 		[PFCSIM_K_REFRESH_ON_READ] = 1,
 		[PFCSIM_K_SWAP] = 1 } },
 	{ "i40e", "i40e", true, {
 		[PFCSIM_K_STATS_PERIOD] = 1000,
+		[PFCSIM_K_STATS_JITTER] = 10,
 		[PFCSIM_K_REFRESH_ON_READ] = 1 } },
 	{ "ice", "ice", true, {
 		[PFCSIM_K_STATS_PERIOD] = 1000,
+		[PFCSIM_K_STATS_JITTER] = 10,
 		[PFCSIM_K_REFRESH_ON_READ] = 1,
 		[PFCSIM_K_SETPFC_REOPEN] = 1 } },
 	/* The 1 s port statistics DMA carries the frame totals too. */
 	{ "bnxt", "bnxt_en", true, {
 		[PFCSIM_K_STATS_PERIOD] = 1000,
+		[PFCSIM_K_STATS_JITTER] = 10,
 		[PFCSIM_K_GETPFC_DELAY] = 100,
 		[PFCSIM_K_PAUSE_DURATION] = 3,
 		[PFCSIM_K_FRAME_COUNTERS] = 1 } },

@@ -547,7 +547,7 @@ test_dump_many() {
 # lateness under load).  What show claims is checked against physics
 # (bounds.sh), never taken as the pass mark.
 effective_bounds() {
-	local out err g l bd br
+	local out err g l bd br j
 
 	reset_all
 	pfcsim_new eb0
@@ -592,8 +592,9 @@ effective_bounds() {
 	# traffic), so the first detection may need a period more.
 	[ "$g" -ge 1000000 ] || fail "granularity $g below R"
 	[ "$l" -ge 2000000 ] || fail "restoration bound $l below 2R"
-	bd=$(($(bound_first_detect_us 200 1000) - 200000))
-	br=$(($(bound_restore_us 200 1000 0 1) - 200000))
+	j=$(readf "$PFCSIM_DFS/eb1/stats_jitter_ms")
+	bd=$(($(bound_first_detect_us 200 1000 "$j") - 200000))
+	br=$(($(bound_restore_us 200 1000 "$j" 1) - 200000))
 	[ "$br" -ge "$bd" ] || br=$bd
 	log "bnxt: physical bounds: detection $bd us, restoration $br us beyond T0/T1"
 	[ "$g" -le "$bd" ] || fail "granularity $g above the physical bound $bd us"
@@ -608,7 +609,7 @@ effective_bounds() {
 	line=$(grep -E "$re" <<< "$out") || fail "no effective line on bnxt"
 	[[ $line =~ $re ]] || fail "effective line: $line"
 	hi_d=${BASH_REMATCH[1]}${BASH_REMATCH[2]}
-	[ "$hi_d" -gt 2010 ] && [ "$hi_d" -le $(($(bound_first_detect_us 201 1000) / 100)) ] ||
+	[ "$hi_d" -gt 2010 ] && [ "$hi_d" -le $(($(bound_first_detect_us 201 1000 "$j") / 100)) ] ||
 		fail "show's detection window on bnxt: up to $hi_d/10 ms"
 	# A T0 above the physical bound: no warning.
 	err=$("$PFCWD" set dev eb1 detect $((bd / 1000 + 1)) 2>&1) || fail "set: $err"

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # pfcsim's driver behaviours: the published copy of the pause counters
-# (stats_period_ms, stats_refresh_on_read), getpfc_delay_us, getpfc_fail,
+# (stats_period_ms, stats_jitter_ms, published_ns, stats_refresh_on_read),
+# getpfc_delay_us, getpfc_fail,
 # setpfc_fail, setpfc_bounce_ms, swap, no_counters, counter_reset,
 # pause_duration, frame_counters (published with the pause counters), the
 # driver profiles, bad writes, and deleting ports or unloading the module
@@ -13,7 +14,7 @@
 P=psim0
 KNOBS="stats_period_ms stats_refresh_on_read getpfc_delay_us getpfc_fail setpfc_fail
        setpfc_bounce_ms swap no_counters pause_duration count_when_disabled
-       frame_counters"
+       frame_counters stats_jitter_ms"
 
 setup() {
 	unload_mod pfcsim
@@ -184,6 +185,60 @@ test_stats_period() {
 	sleep 0.1
 	b=$(dcb_ind3)
 	[ "$b" -gt "$a" ] || fail "with stats_period_ms 0 the counter stands still: $a $b"
+}
+
+# published_ns at each of $3 publications of port $1 (period $2 ms), one per
+# line: read every 10 ms, a value kept when it changes.
+publications() {
+	local n=0 last v i
+
+	last=$(dfs_get "$1" published_ns)
+	for ((i = 0; n < $3 && i < $3 * $2 / 5 + 200; i++)); do
+		v=$(dfs_get "$1" published_ns)
+		[ "$v" != "$last" ] && { echo "$v"; last=$v; n=$((n + 1)); }
+		sleep 0.01
+	done
+}
+
+# stats_jitter_ms: each copy comes 0..J ms after its point on a fixed
+# grid.  With J = 0 every copy is k periods after the first, within the
+# delayed work's lateness (a jiffy, and the guest's load: bounds.sh);
+# with J = 200 they spread over the 200 ms, never earlier than the grid
+# allows nor later than J plus that lateness, and the grid does not drift.
+test_stats_jitter() {
+	local late_ms
+
+	setup
+	late_ms=$(($(wakeup_late_us) / 1000 + 4))
+	dfs_set $P stats_period_ms 500
+	publications $P 500 8 > /tmp/pubs0.txt
+	dfs_set $P stats_jitter_ms 200
+	expect_eq "$(dfs_get $P stats_jitter_ms)" 200 "stats_jitter_ms"
+	publications $P 500 12 > /tmp/pubs1.txt
+	for f in /tmp/pubs0.txt:0 /tmp/pubs1.txt:200; do
+		awk -v j=${f#*:} -v late=$late_ms -v per=500 '
+			NR == 1 { t0 = $1 }
+			{ d = ($1 - t0) / 1e6 - (NR - 1) * per; dev[NR] = d
+			  if (d < lo || NR == 1) lo = d; if (d > hi || NR == 1) hi = d }
+			END {
+				if (NR < 6) { print "only " NR " publications"; exit 1 }
+				# Offsets from the grid of the first copy: within
+				# [-(j + late), j + late], and spread by j.
+				if (lo < -(j + late) || hi > j + late) {
+					printf "offsets %d..%d ms beyond +-%d\n", lo, hi, j + late; exit 1 }
+				if (j == 0 && hi - lo > late) { printf "no jitter, yet a spread of %d ms\n", hi - lo; exit 1 }
+				if (j > 0 && hi - lo < j / 4) { printf "jitter %d ms spread only %d ms\n", j, hi - lo; exit 1 }
+				printf "# %d publications, offsets from the grid %d..%d ms\n", NR, lo, hi
+			}' "${f%:*}" || fail "publications with stats_jitter_ms ${f#*:}: $(xargs < "${f%:*}")"
+	done
+	# Capped at half the period: copies keep their order.
+	dfs_set $P stats_jitter_ms 10000
+	dfs_set $P stats_period_ms 200
+	publications $P 200 6 > /tmp/pubs2.txt
+	awk -v late=$late_ms 'NR > 1 && ($1 - p) / 1e6 > 300 + late {
+		printf "gap %d ms\n", ($1 - p) / 1e6; bad = 1 } { p = $1 }
+		END { exit bad || NR < 4 }' /tmp/pubs2.txt ||
+		fail "stats_jitter_ms above half the period: $(xargs < /tmp/pubs2.txt)"
 }
 
 test_refresh_on_read() {
@@ -518,14 +573,14 @@ knob_values() {
 profile_want() {
 	local v
 	case $1 in
-	ideal)	v="0 0 0 0 0 0 0 0 0 1 0" ;;
-	mlx5)	v="0 1 50 0 0 200 0 0 1 1 0" ;;
-	ixgbe)	v="2000 1 0 0 0 0 1 0 0 0 0" ;;
-	i40e|ice) v="1000 1 0 0 0 0 0 0 0 1 0" ;;
-	bnxt)	v="1000 0 100 0 0 0 0 0 3 1 1" ;;
-	hns3)	v="0 0 100 0 0 100 0 0 0 1 0" ;;
-	mlxsw)	v="0 0 500 0 0 0 0 0 2 1 0" ;;
-	qede|cxgb4|octeontx2) v="0 0 0 0 0 0 0 1 0 1 0" ;;
+	ideal)	v="0 0 0 0 0 0 0 0 0 1 0 0" ;;
+	mlx5)	v="0 1 50 0 0 200 0 0 1 1 0 0" ;;
+	ixgbe)	v="2000 1 0 0 0 0 1 0 0 0 0 10" ;;
+	i40e|ice) v="1000 1 0 0 0 0 0 0 0 1 0 10" ;;
+	bnxt)	v="1000 0 100 0 0 0 0 0 3 1 1 10" ;;
+	hns3)	v="0 0 100 0 0 100 0 0 0 1 0 0" ;;
+	mlxsw)	v="0 0 500 0 0 0 0 0 2 1 0 0" ;;
+	qede|cxgb4|octeontx2) v="0 0 0 0 0 0 0 1 0 1 0 0" ;;
 	esac
 	local -a ks=($KNOBS) vs=($v) out=()
 	local i
@@ -560,6 +615,7 @@ test_profiles() {
 		dfs_set $P no_counters 1
 		dfs_set $P pause_duration 1
 		dfs_set $P stats_refresh_on_read 1
+		dfs_set $P stats_jitter_ms 77
 		# frame_counters the other way round from the profile's.
 		fc=1
 		[ $prof = bnxt ] && fc=0
@@ -641,6 +697,7 @@ test_bad_writes() {
 	long=$(printf '0%.0s' $(seq 40))
 	common=(-1 +1 " 1" "1 " abc 1e3 0x1 1.5 $'1\n\n' "" "$long" 4294967296)
 	expect_rejected $P stats_period_ms 60001 100000 "${common[@]}"
+	expect_rejected $P stats_jitter_ms 10001 "${common[@]}"
 	expect_rejected $P setpfc_bounce_ms 60001 "${common[@]}"
 	expect_rejected $P getpfc_delay_us 1000001 "${common[@]}"
 	expect_rejected $P getpfc_fail 4096 65536 "${common[@]}"
@@ -654,7 +711,7 @@ test_bad_writes() {
 	expect_eq "$after" "$before" "port state after bad writes"
 	expect_eq "$(dfs_get $P profile)" custom "profile after bad writes"
 	# The maxima are accepted.
-	for kv in stats_period_ms=60000 setpfc_bounce_ms=60000 getpfc_delay_us=1000000 \
+	for kv in stats_period_ms=60000 stats_jitter_ms=10000 setpfc_bounce_ms=60000 getpfc_delay_us=1000000 \
 		  getpfc_fail=4095 setpfc_fail=4095 stats_refresh_on_read=1 no_counters=1 \
 		  pause_duration=3 frame_counters=1; do
 		dfs_set $P ${kv%=*} ${kv#*=}
@@ -662,7 +719,7 @@ test_bad_writes() {
 	done
 	dfs_set $P getpfc_delay_us 0
 	# The call counters are read-only.
-	for f in stats_reads getpfc_calls setpfc_calls; do
+	for f in stats_reads getpfc_calls setpfc_calls published_ns; do
 		v=$(dfs_get $P $f)
 		echo 0 > "$(dfs $P $f)" 2>/dev/null && fail "write to $f accepted"
 		expect_eq "$(dfs_get $P $f)" "$v" "$f after a write"
@@ -914,6 +971,7 @@ test_del_pending() {
 
 TESTS=(
 	"test_stats_period	pfcsim: stats_period_ms 500: counters move only at publications"
+	"test_stats_jitter	pfcsim: stats_jitter_ms: copies late by 0..J ms on a fixed grid	60"
 	"test_refresh_on_read	pfcsim: stats_refresh_on_read: ethtool -S refreshes what getpfc sees"
 	"test_stale_until_read	pfcsim: period 0 + refresh_on_read: stale until ethtool -S"
 	"test_getpfc_delay	pfcsim: getpfc_delay_us slows dcb pfc show"

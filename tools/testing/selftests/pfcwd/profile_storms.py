@@ -23,7 +23,8 @@ Bounds come from the device's behaviour, not from what pfcwd reports:
   restoration in [T1 - frame, T1 + S + B + W + margin]
 
 where S is how stale a read can be - the refresh period R the port's
-counters are published with (stats_period_ms), or the interval at which
+counters are published with (stats_period_ms) plus how late a publication
+may come after its grid point (stats_jitter_ms), or the interval at which
 pfcwd forces a refresh where the driver allows it (FORCED_MS below, the
 profile table's documented read bound), or pfcwd's quiet poll interval for
 live counters; B the busy read interval (poll_fine_us, or the forced busy
@@ -212,6 +213,10 @@ class Port:
             with open("/sys/class/net/%s/pfcwd/%s" % (self.dev, knob), "w") as f:
                 f.write("%d\n" % v)
         self.rate = int(sim_read(self.dev, "pause_rate"))
+        # Each publication comes up to this late after its grid point
+        # (pfcsim caps it at half the period).
+        self.jitter = min(int(sim_read(self.dev, "stats_jitter_ms")),
+                          self.period // 2)
         # Half a ring at the link's rate: 24 bytes of preamble, IFG, FCS.
         ring = int(sim_read(self.dev, "tx_ring"))
         mbps = int(sim_read(self.dev, "link_mbps"))
@@ -245,7 +250,7 @@ class Port:
         if self.forced:
             stale, busy, window = FORCED_MS[0], FORCED_MS[1], 0.0
         elif self.period:
-            stale, busy = float(self.period), POLL_FINE_MS
+            stale, busy = float(self.period + self.jitter), POLL_FINE_MS
             window = self.period / 8.0 + 2 * POLL_FINE_MS
         else:
             stale, busy, window = POLL_QUIET_MS, fine, 0.0
@@ -372,7 +377,7 @@ class Port:
         last frame by (the frame's 65535 quanta at the link's speed, and
         the two fine reads pfcwd waits past them) and the busy read
         interval (how late the last frame is seen), and less the
-        publication's uncertainty (2R + W) where counters are published
+        publication's uncertainty (2R + J + W) where counters are published
         and cannot be forced (DESIGN "published counters")."""
         a = self.a
         if not self.counters:
@@ -381,7 +386,8 @@ class Port:
         busy = FORCED_MS[1] if self.forced else fine
         never = a.t0 - self.hold_ms - 2 * POLL_FINE_MS - busy
         if self.period and not self.forced:
-            never -= 2 * self.period + self.period / 8.0 + 2 * POLL_FINE_MS
+            never -= (2 * self.period + self.jitter + self.period / 8.0 +
+                      2 * POLL_FINE_MS)
         return never
 
     def run_bursts(self):

@@ -576,11 +576,12 @@ within_bound() {
 # share of the link, plus the stamp's jiffy): by that much the last
 # progress it saw may precede the storm's start, and so may detection T0.
 slow_then_storm() {
-	local t0=200 r delay det start bound early sent0 sent1
+	local t0=200 r j delay det start bound early sent0 sent1
 
 	setup
 	echo "$1" > $DFS/profile || fail "profile $1"
 	read -r r < $DFS/stats_period_ms
+	read -r j < $DFS/stats_jitter_ms
 	read -r delay < $DFS/getpfc_delay_us
 	tc qdisc add dev $DEV root handle 1: pfcwd detect $t0 restore $t0 \
 		action alert lossless 3 || fail "add"
@@ -602,7 +603,7 @@ slow_then_storm() {
 	log "$1: slow receiver: priority 3 sent $(((sent1 - sent0) * 1000 / (10 * t0))) frames/s, $(pstat $DEV 3 xoff_while_tx) polls saw XOFF while it sent"
 	echo 3 > $DFS/rx_storm || fail "rx_storm"
 	start=$(changed_at $DEV rx_storm)
-	bound=$(($(bound_detect_us $t0 "$r") + delay + 10000))
+	bound=$(($(bound_detect_us $t0 "$r" "$j") + delay + 10000))
 	wait_stat $DEV 3 state stormed $((bound / 1000000 + 2))
 	det=$((($(pstat $DEV 3 detected_at_ns) - start) / 1000))
 	log "$1: the storm after it detected $det us after it began (T0 $((t0 * 1000)), bound $bound)"
