@@ -1065,6 +1065,141 @@ static unsigned int pfcwd_storm_stale(struct pfcwd_storm *sm,
 	return ev | pfcwd_storm_tx_due(sm, cfg, now);
 }
 
+/* What changed since the previous sample. */
+struct pfcwd_storm_delta {
+	u64 rx_pause;		/* XOFF frames received */
+	u64 tx_pause;		/* pause frames sent */
+	u64 rx_packets;
+	u64 paused;		/* pause time, ns */
+	u64 first, last;	/* exact XOFF times, else the sample's */
+};
+
+/* The readings the next sample's deltas start from. */
+static void pfcwd_storm_keep(struct pfcwd_storm *sm,
+			     const struct pfcwd_sample *s, u8 valid)
+{
+	sm->valid = valid;
+	sm->prev_now = s->now;
+	sm->prev_rx_pause = s->rx_pause;
+	sm->prev_tx_pause = s->tx_pause;
+	sm->prev_rx_packets = s->rx_packets;
+	sm->prev_paused_ns = s->paused_ns;
+	sm->prev_paused_at = s->paused_at;
+	sm->prev_paused_err = s->paused_err;
+}
+
+/*
+ * First sample, or a counter that was not there before: nothing to
+ * compare with yet, and nothing measured may span the unobserved time.
+ */
+static unsigned int pfcwd_storm_prime(struct pfcwd_storm *sm,
+				      const struct pfcwd_sample *s, u8 valid)
+{
+	sm->primed = true;
+	pfcwd_storm_keep(sm, s, valid);
+	sm->prev_tx_progress = s->tx_progress;
+	sm->dur_on = false;
+	sm->dur_was_off = !!(s->valid & PFCWD_SAMPLE_DUR_OFF);
+	sm->slow_bucket_start = 0;
+	pfcwd_rate_restart(&sm->rate[PFCWD_RATE_DIR_RX]);
+	pfcwd_rate_restart(&sm->rate[PFCWD_RATE_DIR_TX]);
+	/* An exact pause counts from now at the earliest. */
+	sm->pause_floor = s->now;
+	/* The NIC's word is not a delta of these counters. */
+	return s->nic_storm ? pfcwd_storm_nic(sm, s->now) : 0;
+}
+
+static void pfcwd_storm_deltas(const struct pfcwd_storm *sm,
+			       const struct pfcwd_sample *s,
+			       struct pfcwd_storm_delta *d)
+{
+	d->rx_pause = pfcwd_counter_delta(sm->prev_rx_pause, s->rx_pause);
+	d->tx_pause = pfcwd_counter_delta(sm->prev_tx_pause, s->tx_pause);
+	d->rx_packets = 0;
+	if (s->valid & PFCWD_SAMPLE_RX)
+		d->rx_packets = pfcwd_counter_delta(sm->prev_rx_packets,
+						    s->rx_packets);
+	/* A pause time that went back was reset: nothing known of it. */
+	d->paused = 0;
+	if ((s->valid & (PFCWD_SAMPLE_DURATION | PFCWD_SAMPLE_DUR_OFF)) ==
+	    PFCWD_SAMPLE_DURATION && s->paused_ns > sm->prev_paused_ns)
+		d->paused = s->paused_ns - sm->prev_paused_ns;
+	/* Exact times, when given, cannot be later than the sample. */
+	d->first = s->xoff_first && s->xoff_first < s->now ?
+		   s->xoff_first : s->now;
+	d->last = s->xoff_last && s->xoff_last < s->now ? s->xoff_last : s->now;
+	if (d->first > d->last)
+		d->first = d->last;
+}
+
+/*
+ * The first publication since the priority left pfc_en: its rate, for the
+ * next one (its own frames began within), or once its pause time comes.
+ */
+static void pfcwd_storm_cut_note(struct pfcwd_storm *sm,
+				 const struct pfcwd_storm_config *cfg,
+				 const struct pfcwd_sample *s, u64 n)
+{
+	u64 from;
+
+	if (!cfg->refresh_ns || sm->dur_was_off ||
+	    !(s->valid & PFCWD_SAMPLE_DUR_OFF) ||
+	    !(s->valid & PFCWD_SAMPLE_DURATION))
+		return;
+	from = pfcwd_storm_pub_earliest(cfg, s);
+	if (s->paused_ns > sm->prev_paused_ns) {
+		pfcwd_storm_cut_rate(sm, n, s->paused_ns - sm->prev_paused_ns,
+				     s->paused_at, from);
+	} else if (n) {
+		sm->cut_frames = n;
+		sm->cut_at = s->paused_at;
+		sm->cut_from = from;
+	}
+}
+
+/* Stormed or latched: whether the storm goes on. */
+static unsigned int pfcwd_storm_held(struct pfcwd_storm *sm,
+				     const struct pfcwd_storm_config *cfg,
+				     const struct pfcwd_sample *s,
+				     const struct pfcwd_storm_delta *d)
+{
+	bool cut = pfcwd_storm_cut_pending(sm, s);
+	unsigned int ev;
+
+	ev = pfcwd_storm_mitigating(sm, cfg, s, d->rx_pause, d->last,
+				    d->paused);
+	if (!cut)
+		pfcwd_storm_cut_note(sm, cfg, s, d->rx_pause);
+	/* Unless the pause time ran out within (published). */
+	sm->dur_on = d->paused && sm->pub_paused;
+	return ev;
+}
+
+/* The pause-rate events, both directions. */
+static unsigned int pfcwd_storm_rates(struct pfcwd_storm *sm,
+				      const struct pfcwd_storm_config *cfg,
+				      const struct pfcwd_sample *s,
+				      const struct pfcwd_storm_delta *d)
+{
+	unsigned int ev = 0;
+
+	if (pfcwd_rate_sample(&sm->rate[PFCWD_RATE_DIR_RX],
+			      &sm->stats.rate[PFCWD_RATE_DIR_RX],
+			      &cfg->rate[PFCWD_RATE_DIR_RX], sm->prev_now,
+			      s->now, d->rx_pause,
+			      pfcwd_counter_went_back(sm->prev_rx_pause,
+						      s->rx_pause)))
+		ev |= PFCWD_EV_RATE_RX;
+	if (pfcwd_rate_sample(&sm->rate[PFCWD_RATE_DIR_TX],
+			      &sm->stats.rate[PFCWD_RATE_DIR_TX],
+			      &cfg->rate[PFCWD_RATE_DIR_TX], sm->prev_now,
+			      s->now, d->tx_pause,
+			      pfcwd_counter_went_back(sm->prev_tx_pause,
+						      s->tx_pause)))
+		ev |= PFCWD_EV_RATE_TX;
+	return ev;
+}
+
 /**
  * pfcwd_storm_sample - feed one observation to the machine
  * @sm: the machine
@@ -1081,41 +1216,15 @@ unsigned int pfcwd_storm_sample(struct pfcwd_storm *sm,
 				const struct pfcwd_storm_config *cfg,
 				const struct pfcwd_sample *s)
 {
-	u64 d_rx_pause, d_tx_pause, d_rx_packets = 0;
-	u64 d_paused = 0;
 	u8 valid = s->valid & ~(PFCWD_SAMPLE_STALE | PFCWD_SAMPLE_DUR_OFF);
 	bool was_op = sm->state == PFCWD_OPERATIONAL;
-	u64 first, last;
+	struct pfcwd_storm_delta d;
 	unsigned int ev = 0;
 	bool tx_moved;
 
-	/*
-	 * First sample, or a counter that was not there before.  The stall
-	 * signal is a state, not a counter: it comes and goes (freshness
-	 * learnt, pfc_en, the traffic-class map) without a delta to lose.
-	 */
-	if (!sm->primed || (valid & ~sm->valid & ~PFCWD_SAMPLE_STALL)) {
-		sm->primed = true;
-		sm->valid = valid;
-		sm->prev_now = s->now;
-		sm->prev_rx_pause = s->rx_pause;
-		sm->prev_tx_pause = s->tx_pause;
-		sm->prev_tx_progress = s->tx_progress;
-		sm->prev_rx_packets = s->rx_packets;
-		sm->prev_paused_ns = s->paused_ns;
-		sm->prev_paused_at = s->paused_at;
-		sm->prev_paused_err = s->paused_err;
-		sm->dur_on = false;
-		sm->dur_was_off = !!(s->valid & PFCWD_SAMPLE_DUR_OFF);
-		/* A slow-receiver bucket must not span the unobserved time. */
-		sm->slow_bucket_start = 0;
-		pfcwd_rate_restart(&sm->rate[PFCWD_RATE_DIR_RX]);
-		pfcwd_rate_restart(&sm->rate[PFCWD_RATE_DIR_TX]);
-		/* Nor an exact pause: it counts from now at the earliest. */
-		sm->pause_floor = s->now;
-		/* The NIC's word is not a delta of these counters. */
-		return s->nic_storm ? pfcwd_storm_nic(sm, s->now) : 0;
-	}
+	/* The stall signal is a state, not a counter: no delta to lose. */
+	if (!sm->primed || (valid & ~sm->valid & ~PFCWD_SAMPLE_STALL))
+		return pfcwd_storm_prime(sm, s, valid);
 	if (s->now < sm->prev_now)
 		return 0;
 	tx_moved = pfcwd_storm_tx_progress(sm, s);
@@ -1130,108 +1239,39 @@ unsigned int pfcwd_storm_sample(struct pfcwd_storm *sm,
 		return was_op ? ev | pfcwd_storm_warn(sm, cfg, ev, s->now) : ev;
 	}
 
-	d_rx_pause = pfcwd_counter_delta(sm->prev_rx_pause, s->rx_pause);
-	d_tx_pause = pfcwd_counter_delta(sm->prev_tx_pause, s->tx_pause);
-	if (s->valid & PFCWD_SAMPLE_RX)
-		d_rx_packets = pfcwd_counter_delta(sm->prev_rx_packets,
-						   s->rx_packets);
-	/* A pause time that went back was reset: nothing known of it. */
-	if ((s->valid & (PFCWD_SAMPLE_DURATION | PFCWD_SAMPLE_DUR_OFF)) ==
-	    PFCWD_SAMPLE_DURATION && s->paused_ns > sm->prev_paused_ns)
-		d_paused = s->paused_ns - sm->prev_paused_ns;
-	sm->stats.rx_pause += d_rx_pause;
-	sm->stats.tx_pause += d_tx_pause;
-
-	/* Exact times, when given, cannot be later than the sample. */
-	first = s->xoff_first && s->xoff_first < s->now ? s->xoff_first : s->now;
-	last = s->xoff_last && s->xoff_last < s->now ? s->xoff_last : s->now;
-	if (first > last)
-		first = last;
-
+	pfcwd_storm_deltas(sm, s, &d);
+	sm->stats.rx_pause += d.rx_pause;
+	sm->stats.tx_pause += d.tx_pause;
 	if (sm->state == PFCWD_OPERATIONAL) {
-		ev |= pfcwd_storm_rx(sm, cfg, s, d_rx_pause, first, last,
-				     tx_moved, d_paused);
-		sm->dur_on = d_paused != 0;
+		ev |= pfcwd_storm_rx(sm, cfg, s, d.rx_pause, d.first, d.last,
+				     tx_moved, d.paused);
+		sm->dur_on = d.paused != 0;
 	} else {
-		bool cut = pfcwd_storm_cut_pending(sm, s);
-
-		ev |= pfcwd_storm_mitigating(sm, cfg, s, d_rx_pause, last,
-					     d_paused);
-		/*
-		 * The first publication since the priority left pfc_en: its
-		 * rate, for the next one (its own frames began within), or
-		 * once its pause time comes.
-		 */
-		if (cfg->refresh_ns && !sm->dur_was_off && !cut &&
-		    (s->valid & PFCWD_SAMPLE_DUR_OFF) &&
-		    (s->valid & PFCWD_SAMPLE_DURATION)) {
-			u64 from = pfcwd_storm_pub_earliest(cfg, s);
-
-			if (s->paused_ns > sm->prev_paused_ns) {
-				pfcwd_storm_cut_rate(sm, d_rx_pause,
-						     s->paused_ns -
-						     sm->prev_paused_ns,
-						     s->paused_at, from);
-			} else if (d_rx_pause) {
-				sm->cut_frames = d_rx_pause;
-				sm->cut_at = s->paused_at;
-				sm->cut_from = from;
-			}
-		}
-		/* Unless the pause time ran out within (published). */
-		sm->dur_on = d_paused && sm->pub_paused;
+		ev |= pfcwd_storm_held(sm, cfg, s, &d);
 	}
 	/*
-	 * Pause time that could not show: the interval to the next sample
-	 * may straddle the priority's return to pfc_en, with frames counted
-	 * before it and no pause time.  Not after a restoration: nothing
-	 * came for T1 before it.
+	 * Pause time that could not show: the next interval may straddle the
+	 * return to pfc_en.  Not after a restoration: nothing came for T1.
 	 */
 	sm->dur_was_off = (s->valid & PFCWD_SAMPLE_DUR_OFF) &&
 			  !(ev & PFCWD_EV_RESTORED);
 	if (was_op)
 		ev |= pfcwd_storm_warn(sm, cfg, ev, s->now);
-
-	/*
-	 * The loop shows at once or not at all: a sample 2 * hold_ns after
-	 * PFC came back that did not latch above ends the watch.
-	 */
+	/* A loop shows at once or not at all: the blind watch ends. */
 	if (sm->blind_suspect &&
 	    s->now >= sm->blind_from + 2 * cfg->hold_ns + cfg->refresh_ns +
 			       cfg->refresh_window_ns)
 		sm->blind_suspect = false;
 
-	ev |= pfcwd_storm_tx(sm, cfg, s, d_tx_pause, d_rx_packets);
-	ev |= pfcwd_storm_slow(sm, cfg, s->now, d_tx_pause);
-	if (pfcwd_rate_sample(&sm->rate[PFCWD_RATE_DIR_RX],
-			      &sm->stats.rate[PFCWD_RATE_DIR_RX],
-			      &cfg->rate[PFCWD_RATE_DIR_RX], sm->prev_now, s->now,
-			      d_rx_pause,
-			      pfcwd_counter_went_back(sm->prev_rx_pause,
-						      s->rx_pause)))
-		ev |= PFCWD_EV_RATE_RX;
-	if (pfcwd_rate_sample(&sm->rate[PFCWD_RATE_DIR_TX],
-			      &sm->stats.rate[PFCWD_RATE_DIR_TX],
-			      &cfg->rate[PFCWD_RATE_DIR_TX], sm->prev_now, s->now,
-			      d_tx_pause,
-			      pfcwd_counter_went_back(sm->prev_tx_pause,
-						      s->tx_pause)))
-		ev |= PFCWD_EV_RATE_TX;
-
-	if (d_rx_pause) {
+	ev |= pfcwd_storm_tx(sm, cfg, s, d.tx_pause, d.rx_packets);
+	ev |= pfcwd_storm_slow(sm, cfg, s->now, d.tx_pause);
+	ev |= pfcwd_storm_rates(sm, cfg, s, &d);
+	if (d.rx_pause) {
 		sm->pub_last = s->now;
 		sm->pub_from = s->pub_after < s->now ? s->pub_after : 0;
 	}
-
 	/* A counter that goes away is re-primed when it comes back. */
-	sm->valid = valid;
-	sm->prev_now = s->now;
-	sm->prev_rx_pause = s->rx_pause;
-	sm->prev_tx_pause = s->tx_pause;
-	sm->prev_rx_packets = s->rx_packets;
-	sm->prev_paused_ns = s->paused_ns;
-	sm->prev_paused_at = s->paused_at;
-	sm->prev_paused_err = s->paused_err;
+	pfcwd_storm_keep(sm, s, valid);
 	return ev;
 }
 
