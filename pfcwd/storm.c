@@ -467,13 +467,92 @@ static u64 pfcwd_storm_pub_span(const struct pfcwd_storm_config *cfg,
  * ones without a gap longer than the hold time; otherwise a new one starts
  * at the first frame (for a counter source: at the sample).
  */
+/*
+ * A counter episode begins with the interval's frames.  Its rate counts
+ * frames after its start only; a publication's pause began by the time it
+ * was made, and after the priority last sent.
+ */
+static void pfcwd_storm_episode_begin(struct pfcwd_storm *sm,
+				      const struct pfcwd_storm_config *cfg,
+				      const struct pfcwd_sample *s, u64 n,
+				      u64 first)
+{
+	sm->pause_start = s->pub_at && s->pub_at < first ? s->pub_at : first;
+	if (sm->pause_start < sm->tx_at)
+		sm->pause_start = sm->tx_at;
+	sm->pause_last = first > sm->pause_start ? first : sm->pause_start;
+	sm->pause_frames = 0;
+	if (!cfg->refresh_ns) {
+		sm->rate_frames = 0;
+		sm->rate_span = 0;
+		return;
+	}
+	/*
+	 * Published: the frames that began it came over the whole interval
+	 * at least (a lower bound of the rate, for when the storm ends), or
+	 * since the earliest the previous one came, or over every period the
+	 * reads may have missed.
+	 */
+	sm->rate_frames = n;
+	sm->rate_span = cfg->refresh_ns;
+	if (s->pub_after && sm->pub_from && s->now - sm->pub_from > cfg->refresh_ns)
+		sm->rate_span = s->now - sm->pub_from;
+	sm->rate_span = pfcwd_storm_pub_span(cfg, s, sm->rate_span);
+}
+
+/* The counters' pause episode: joined, begun or ended by this sample. */
+static void pfcwd_storm_count_episode(struct pfcwd_storm *sm,
+				      const struct pfcwd_storm_config *cfg,
+				      const struct pfcwd_sample *s, u64 n,
+				      u64 first, u64 last)
+{
+	/* Where the interval's frames may begin: exact, or its start. */
+	u64 from = s->xoff_first ? first : sm->prev_now;
+
+	if (!n) {
+		/* A publication without XOFF ends a pause at once. */
+		if (sm->pause_start && (cfg->refresh_ns ||
+					s->now > sm->pause_last + cfg->hold_ns)) {
+			sm->pause_start = 0;
+			sm->pause_last = 0;
+		}
+		return;
+	}
+	if (!sm->pause_start || from > sm->pause_last + cfg->hold_ns ||
+	    !pfcwd_storm_joins(cfg, n, from, last, sm->pause_frames,
+			       sm->pause_last - sm->pause_start))
+		pfcwd_storm_episode_begin(sm, cfg, s, n, first);
+	else
+		sm->pause_frames += n;
+	if (last > sm->pause_last)
+		sm->pause_last = last;
+}
+
+/*
+ * XOFF that may have begun within 2 * hold_ns of PFC coming back after a
+ * restoration that saw the counters go blind.  A counter source's frames
+ * may lie anywhere in the interval, so they are taken as early as can be.
+ */
+static bool pfcwd_storm_blind_loop(const struct pfcwd_storm *sm,
+				   const struct pfcwd_storm_config *cfg,
+				   const struct pfcwd_sample *s, u64 n,
+				   u64 first)
+{
+	u64 from = s->xoff_first ? first : sm->prev_now;
+
+	if (!sm->blind_suspect || !n)
+		return false;
+	if (from < sm->blind_from)
+		from = sm->blind_from;
+	return from < sm->blind_from + 2 * cfg->hold_ns + cfg->refresh_ns +
+		      cfg->refresh_window_ns;
+}
+
 static unsigned int pfcwd_storm_rx_counters(struct pfcwd_storm *sm,
 					    const struct pfcwd_storm_config *cfg,
 					    const struct pfcwd_sample *s, u64 n,
 					    u64 first, u64 last, u64 d_paused)
 {
-	u64 now = s->now;
-
 	if (s->valid & PFCWD_SAMPLE_PAUSE)
 		return pfcwd_storm_rx_exact(sm, cfg, s, s->pause_since, n, last);
 	if (cfg->stall_only)
@@ -484,74 +563,13 @@ static unsigned int pfcwd_storm_rx_counters(struct pfcwd_storm *sm,
 	    PFCWD_SAMPLE_DURATION)
 		return pfcwd_storm_rx_duration(sm, cfg, s, n, d_paused);
 
-	if (n) {
-		/* Where the interval's frames may begin: exact, or its start. */
-		u64 from = s->xoff_first ? first : sm->prev_now;
-
-		if (!sm->pause_start || from > sm->pause_last + cfg->hold_ns ||
-		    !pfcwd_storm_joins(cfg, n, from, last, sm->pause_frames,
-				       sm->pause_last - sm->pause_start)) {
-			/*
-			 * Its rate counts frames after its start only.  A
-			 * publication's pause began by the time it was made.
-			 */
-			sm->pause_start = s->pub_at && s->pub_at < first ?
-					  s->pub_at : first;
-			/* ...and after the priority last sent */
-			if (sm->pause_start < sm->tx_at)
-				sm->pause_start = sm->tx_at;
-			sm->pause_last = first > sm->pause_start ?
-					 first : sm->pause_start;
-			sm->pause_frames = 0;
-			/*
-			 * Published counters: the frames that began it came
-			 * over the whole interval, at least; a lower bound of
-			 * the rate, for when the storm ends (STORMED).
-			 */
-			sm->rate_frames = cfg->refresh_ns ? n : 0;
-			sm->rate_span = cfg->refresh_ns;
-			/* ...or since the earliest the previous one came */
-			if (cfg->refresh_ns && s->pub_after && sm->pub_from &&
-			    now - sm->pub_from > cfg->refresh_ns)
-				sm->rate_span = now - sm->pub_from;
-			/* ...or over every period the reads may have missed */
-			if (cfg->refresh_ns)
-				sm->rate_span = pfcwd_storm_pub_span(cfg, s,
-								     sm->rate_span);
-		} else {
-			sm->pause_frames += n;
-		}
-		if (last > sm->pause_last)
-			sm->pause_last = last;
-	} else if (sm->pause_start &&
-		   (cfg->refresh_ns || now > sm->pause_last + cfg->hold_ns)) {
-		/* A publication without XOFF ends a pause at once. */
-		sm->pause_start = 0;
-		sm->pause_last = 0;
-	}
-
+	pfcwd_storm_count_episode(sm, cfg, s, n, first, last);
 	if (!sm->pause_start)
 		return 0;
-
-	/*
-	 * XOFF that may have begun within 2 * hold_ns of PFC coming back
-	 * after a restoration that saw the counters go blind.  A counter
-	 * source's frames may lie anywhere in the interval, so a late sample
-	 * takes them as early as it can.
-	 */
-	if (sm->blind_suspect && n) {
-		u64 from = s->xoff_first ? first : sm->prev_now;
-
-		if (from < sm->blind_from)
-			from = sm->blind_from;
-		if (from < sm->blind_from + 2 * cfg->hold_ns + cfg->refresh_ns +
-			       cfg->refresh_window_ns)
-			return pfcwd_storm_enter(sm, cfg, now,
-						 PFCWD_LATCH_BLIND);
-	}
-
-	if (now - sm->pause_start >= cfg->detect_ns)
-		return pfcwd_storm_enter(sm, cfg, now, PFCWD_LATCH_NONE);
+	if (pfcwd_storm_blind_loop(sm, cfg, s, n, first))
+		return pfcwd_storm_enter(sm, cfg, s->now, PFCWD_LATCH_BLIND);
+	if (s->now - sm->pause_start >= cfg->detect_ns)
+		return pfcwd_storm_enter(sm, cfg, s->now, PFCWD_LATCH_NONE);
 	return 0;
 }
 
@@ -771,88 +789,102 @@ static u64 pfcwd_storm_pub_frames(struct pfcwd_storm *sm,
 }
 
 /* STORMED: how the storm goes on, and its restoration. */
+/*
+ * Stall only: queues still stopped are paused at the sample.  They wake
+ * only after the pause ended (half a ring drained first), so the first
+ * sample that finds them running is the earliest the pause is known to be
+ * over: T1 runs from there.  Not an XOFF seen while mitigated: the blind
+ * watch stays.
+ */
+static bool pfcwd_storm_queues_paused(struct pfcwd_storm *sm,
+				      const struct pfcwd_storm_config *cfg,
+				      const struct pfcwd_sample *s)
+{
+	bool xoff = pfcwd_storm_stalled(cfg, s) != 0;
+
+	if (!xoff && !sm->stall_woke)
+		sm->xoff_last = s->now;
+	sm->stall_woke = !xoff;
+	return xoff;
+}
+
+/*
+ * XOFF, or a stall the counters confirmed, while mitigated: when the last
+ * pause was.  The first sample after detection spans the moment the
+ * action took effect: frames it saw may predate it.  Later ones may not.
+ */
+static void pfcwd_storm_note_xoff(struct pfcwd_storm *sm,
+				  const struct pfcwd_storm_config *cfg,
+				  const struct pfcwd_sample *s, u64 n, u64 last,
+				  u64 d_paused, bool held)
+{
+	if (d_paused && cfg->refresh_ns && !sm->dur_was_off)
+		pfcwd_storm_dur_rate(sm, n, d_paused);
+	if (d_paused && cfg->refresh_ns &&
+	    pfcwd_storm_dur_ran_out(sm, cfg, s, d_paused, &last)) {
+		/* Published pause time that ran out within. */
+		sm->pub_paused = false;
+	} else if (d_paused) {
+		/* Paused in the interval: an XOFF at the sample. */
+		last = s->now;
+		sm->pub_paused = cfg->refresh_ns != 0;
+	} else if (cfg->refresh_ns && n) {
+		/* The frames came since the previous publication. */
+		last = pfcwd_storm_pub_frames(sm, cfg, s, n);
+		sm->pub_paused = last == s->now;
+	}
+	if (held) {
+		last = s->now;
+		sm->pub_paused = cfg->refresh_ns != 0;
+	}
+	if (last > sm->xoff_last)
+		sm->xoff_last = last;
+	if (sm->storm_samples >= 1)
+		sm->xoff_while_mitigated = true;
+}
+
+/*
+ * Published counters that did not move, within a period of the queues
+ * showing the pause on: the first publication made after that may not
+ * have come yet, so nothing is learnt - unless a sample already showed
+ * frames of a publication made after it (else a storm that ended just
+ * before a publication is restored a period late).
+ */
+static bool pfcwd_storm_pub_pending(const struct pfcwd_storm *sm,
+				    const struct pfcwd_storm_config *cfg,
+				    u64 now)
+{
+	return cfg->refresh_ns && sm->stall_last &&
+	       now < sm->stall_last + cfg->refresh_ns +
+		     cfg->refresh_window_ns &&
+	       !(sm->pub_from && sm->pub_from >= sm->stall_last);
+}
+
 static unsigned int pfcwd_storm_mitigating(struct pfcwd_storm *sm,
 					   const struct pfcwd_storm_config *cfg,
 					   const struct pfcwd_sample *s,
 					   u64 n, u64 last, u64 d_paused)
 {
-	u64 now = s->now;
 	bool xoff = n > 0 || d_paused > 0, held = false;
 
 	if (cfg->stall_only) {
-		/*
-		 * Queues still stopped: paused at the sample.  They wake only
-		 * after the pause ended (half a ring drained first), so the
-		 * first sample that finds them running is the earliest the
-		 * pause is known to be over: T1 runs from there.  (From the
-		 * last sample that found them stopped it ran from before the
-		 * end, up to a check interval less the drain time.)  Not an
-		 * XOFF seen while mitigated: the blind watch stays.
-		 */
-		xoff = pfcwd_storm_stalled(cfg, s) != 0;
-		last = now;
-		if (!xoff && !sm->stall_woke)
-			sm->xoff_last = now;
-		sm->stall_woke = !xoff;
+		xoff = pfcwd_storm_queues_paused(sm, cfg, s);
+		last = s->now;
 	} else if (pfcwd_storm_stall(sm, cfg, s, xoff, false) &&
 		   sm->stall_xoff) {
-		/*
-		 * A stall the counters confirmed goes on: the storm does,
-		 * whatever the counters show between their publications.
-		 */
+		/* A confirmed stall goes on: so does the storm. */
 		held = true;
 	}
-
-	/*
-	 * The first sample after detection spans the moment the action took
-	 * effect: frames it saw may predate it.  Later ones may not.
-	 */
 	if (xoff || held) {
-		if (d_paused && cfg->refresh_ns && !sm->dur_was_off)
-			pfcwd_storm_dur_rate(sm, n, d_paused);
-		if (d_paused && cfg->refresh_ns &&
-		    pfcwd_storm_dur_ran_out(sm, cfg, s, d_paused, &last)) {
-			/* Published pause time that ran out within. */
-			sm->pub_paused = false;
-		} else if (d_paused) {
-			/* Paused in the interval: an XOFF at the sample. */
-			last = now;
-			sm->pub_paused = cfg->refresh_ns != 0;
-		} else if (cfg->refresh_ns && n) {
-			/* The frames came since the previous publication. */
-			last = pfcwd_storm_pub_frames(sm, cfg, s, n);
-			sm->pub_paused = last == now;
-		}
-		if (held) {
-			last = now;
-			sm->pub_paused = cfg->refresh_ns != 0;
-		}
-		if (last > sm->xoff_last)
-			sm->xoff_last = last;
-		if (sm->storm_samples >= 1)
-			sm->xoff_while_mitigated = true;
-	} else if (cfg->refresh_ns && sm->stall_last &&
-		   now < sm->stall_last + cfg->refresh_ns +
-			 cfg->refresh_window_ns &&
-		   !(sm->pub_from && sm->pub_from >= sm->stall_last)) {
-		/*
-		 * Published counters that did not move, within a period of the
-		 * queues showing the pause on: the first publication made
-		 * after that may not have come yet (the source can tell a
-		 * stale read only once it knows when publications come).  As
-		 * a stale read: nothing learnt.  Unless a sample already
-		 * showed frames of a publication made after it: this one is
-		 * a publication without any, or a storm that ended just
-		 * before a publication is restored a period late.
-		 */
+		pfcwd_storm_note_xoff(sm, cfg, s, n, last, d_paused, held);
+	} else if (pfcwd_storm_pub_pending(sm, cfg, s->now)) {
 		sm->storm_samples++;
 		return 0;
 	}
 	if (!xoff && !held)
 		sm->pub_paused = false;
 	sm->storm_samples++;
-
-	return pfcwd_storm_restoring(sm, cfg, now);
+	return pfcwd_storm_restoring(sm, cfg, s->now);
 }
 
 /*
