@@ -3,7 +3,7 @@
  * pfcwd(8) apply: make the configuration file true on the devices there
  * are (conf.c reads it; the format is described there and in pfcwd(8)).
  *
- *	pfcwd apply [ -f FILE ] [ --dry-run ] [ dev DEV ]
+ *	pfcwd [ -j ] apply [ -f FILE ] [ --dry-run ] [ dev DEV ]
  *
  * The whole file is read and checked first; a bad file is refused with its
  * line and the reason, and nothing is changed.  Then, for every device of
@@ -15,12 +15,15 @@
  * matched device becomes a port (enabled, held over netlink) unless the
  * rules say "off".  What no rule sets is left as it is.
  *
- * Each change is printed, one line per device: "DEV: what was -> what is".
- * With --dry-run the same lines are printed and nothing is changed.
+ * Each change is printed, one line per device: "DEV: what was -> what is";
+ * with -j, a JSON array of {"ifname", "changes": [...], "dry_run"}.  With
+ * --dry-run the same changes are printed and nothing is changed.
  *
- * Exit status: 0 if every device matched is as the file says; 1 if the
- * file could not be read or is bad (nothing changed), or a change failed
- * (the other devices are still applied); 2 for a bad command line.
+ * Exit status: 0 if every device matched is as the file says (after the
+ * changes, or already for a dry run); 1 if the file could not be read or
+ * is bad (nothing changed), or a change failed (the other devices are
+ * still applied); 2 for a bad command line; 3 for a dry run that found a
+ * device to change (drift).
  *
  * Single-threaded; no locking.
  */
@@ -33,11 +36,15 @@
 #include "cli.h"
 
 #define APPLY_DEFAULT_FILE	"/etc/pfcwd.conf"
+#define APPLY_MAX_NOTES		64
+#define EXIT_DRIFT		3	/* a dry run would change something */
 
 void usage_apply(FILE *f)
 {
-	fprintf(f, "Usage: pfcwd apply [ -f FILE ] [ --dry-run ] [ dev DEV ]\n"
-		   "FILE defaults to " APPLY_DEFAULT_FILE "; - is standard input.\n");
+	fprintf(f, "Usage: pfcwd [ -j ] apply [ -f FILE ] [ --dry-run ] [ dev DEV ]\n"
+		   "FILE defaults to " APPLY_DEFAULT_FILE "; - is standard input.\n"
+		   "Exit 0: as the file says; 1: failed; 2: bad command line;\n"
+		   "3: --dry-run found something to change.\n");
 }
 
 struct apply_ctx {
@@ -46,8 +53,11 @@ struct apply_ctx {
 	struct port_list ports;	/* as the kernel last said */
 	struct root_qdiscs roots; /* as they were before apply */
 	bool dry;
+	bool drift;		/* a device had something to change */
 	char line[1024];	/* this device's changes, for the message */
 	size_t len;
+	size_t at[APPLY_MAX_NOTES];	/* where each change starts in line */
+	unsigned int notes;
 };
 
 /* Adds "what" to the device's line of changes. */
@@ -62,6 +72,8 @@ static __printf(2, 3) void apply_note(struct apply_ctx *a, const char *fmt, ...)
 		n = snprintf(a->line + a->len, sizeof(a->line) - a->len, ", ");
 		a->len += (size_t)n;
 	}
+	if (a->notes < APPLY_MAX_NOTES)
+		a->at[a->notes++] = a->len;
 	va_start(ap, fmt);
 	n = vsnprintf(a->line + a->len, sizeof(a->line) - a->len, fmt, ap);
 	va_end(ap);
@@ -351,6 +363,32 @@ static int apply_settings(struct apply_ctx *a, const char *dev,
 	return genl_do(&a->g, req, what);
 }
 
+/* This device's changes: a line, or an element of the JSON array. */
+static void apply_print(const struct apply_ctx *a, const char *dev)
+{
+	char one[sizeof(a->line)];
+	unsigned int i;
+	size_t end;
+
+	if (!cli.json) {
+		printf("%s: %s%s\n", dev, a->line, a->dry ? " (dry run)" : "");
+		return;
+	}
+	jw_obj_open(NULL);
+	jw_str("ifname", dev);
+	jw_arr_open("changes");
+	for (i = 0; i < a->notes; i++) {
+		/* The next one starts after the ", " that ends this one. */
+		end = i + 1 < a->notes ? a->at[i + 1] - 2 : a->len;
+		snprintf(one, sizeof(one), "%.*s", (int)(end - a->at[i]),
+			 a->line + a->at[i]);
+		jw_str(NULL, one);
+	}
+	jw_arr_close();
+	jw_bool("dry_run", a->dry);
+	jw_obj_close();
+}
+
 /* Makes device @dev as the rules @s say. */
 static int apply_dev(struct apply_ctx *a, const char *dev,
 		     unsigned int ifindex, const struct conf_set *s)
@@ -359,6 +397,7 @@ static int apply_dev(struct apply_ctx *a, const char *dev,
 	int err;
 
 	a->len = 0;
+	a->notes = 0;
 	a->line[0] = '\0';
 	err = apply_qdisc(a, dev, ifindex, s, &qchanged);
 	/* After the qdisc: it may have made or let go the port. */
@@ -367,8 +406,10 @@ static int apply_dev(struct apply_ctx *a, const char *dev,
 	if (!err)
 		err = apply_settings(a, dev, ifindex, s,
 				     apply_port(a, ifindex));
-	if (a->len)
-		printf("%s: %s%s\n", dev, a->line, a->dry ? " (dry run)" : "");
+	if (a->len) {
+		a->drift = true;
+		apply_print(a, dev);
+	}
 	return err;
 }
 
@@ -456,6 +497,10 @@ int cmd_apply(int argc, char **argv)
 		genl_perror(&a.r, "dump of the qdiscs");
 		goto out;
 	}
+	if (cli.json) {
+		jw_init(stdout, cli.pretty);
+		jw_arr_open(NULL);
+	}
 	for (i = ifs; i->if_index; i++) {
 		if (only && i->if_index != only)
 			continue;
@@ -464,9 +509,14 @@ int cmd_apply(int argc, char **argv)
 		if (apply_dev(&a, i->if_name, i->if_index, &s))
 			failed++;
 	}
+	if (cli.json)
+		jw_arr_close();
 	if (fflush(stdout))
 		failed++;
-	ret = failed ? EXIT_FAIL : EXIT_OK;
+	if (failed)
+		ret = EXIT_FAIL;
+	else
+		ret = a.dry && a.drift ? EXIT_DRIFT : EXIT_OK;
 out:
 	genl_close(&a.g);
 	genl_close(&a.r);

@@ -4,12 +4,14 @@
  *
  *	pfcwd stats --check-storm [ dev DEV ] [ -v | --verbose ]
  *
- * Exit 0: no priority of the port (of any port without dev) is stormed or
- * latched; 1: at least one is; 2: the answer is unknown (bad command line,
- * no such device, the device is not a port, pfcwd.ko not loaded, a
- * netlink error), with a message on stderr.  Quiet unless asked: -v prints
- * one line per stormed or latched priority, -j (global option) a JSON
- * array of them (empty when there is none).
+ * Exit 0: every port asked about watches a priority and can see a storm,
+ * and no priority is stormed or latched; 1: at least one is; 2: could not
+ * ask (bad command line, no such device, the device is not a port,
+ * pfcwd.ko not loaded, a netlink error); 3: unknown - nothing is watched
+ * (no port, or none enabled with a priority), or a watched port has no
+ * source of pause information.  2 and 3 say why on stderr.  Otherwise
+ * quiet unless asked: -v prints one line per stormed or latched priority,
+ * -j (global option) a JSON array of them (empty when there is none).
  *
  * Single-threaded; no locking.
  */
@@ -19,7 +21,8 @@
 #include "cli.h"
 
 #define EXIT_STORM	1	/* a priority is stormed or latched */
-#define EXIT_UNKNOWN	2	/* could not tell */
+#define EXIT_ERROR	2	/* could not ask */
+#define EXIT_UNKNOWN	3	/* asked, but nothing could see a storm */
 
 /*
  * Stormed or latched.  The kernel reports a state other than operational
@@ -54,10 +57,44 @@ static void report(const struct port_info *pi, int p)
 	}
 }
 
+/* Enabled with a priority to watch. */
+static bool port_watching(const struct port_info *pi)
+{
+	return has(pi->have, PFCWD_A_PORT_ENABLED) &&
+	       pi->v[PFCWD_A_PORT_ENABLED] &&
+	       has(pi->have, PFCWD_A_PORT_PRIOS) && pi->v[PFCWD_A_PORT_PRIOS];
+}
+
+/*
+ * Whether a quiet answer would be true: something is watched, and every
+ * watched port has a source.  Says on stderr what is not so.
+ */
+static bool ports_can_see(const struct port_list *l)
+{
+	bool watched = false, blind = false;
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		if (!port_watching(&l->v[i]))
+			continue;
+		watched = true;
+		if (has(l->v[i].have, PFCWD_A_PORT_SOURCE) &&
+		    l->v[i].v[PFCWD_A_PORT_SOURCE] != PFCWD_SOURCE_NONE)
+			continue;
+		fprintf(stderr, "pfcwd: %s: no source of pause information: %s\n",
+			l->v[i].ifname, "a storm there cannot be seen");
+		blind = true;
+	}
+	if (!watched)
+		fprintf(stderr, "pfcwd: nothing is watched: no port is enabled with a priority\n");
+	return watched && !blind;
+}
+
 void usage_check_storm(FILE *f)
 {
 	fprintf(f, "Usage: pfcwd stats --check-storm [ dev DEV ] [ -v | --verbose ]\n"
-		   "Exit 0: nothing stormed or latched; 1: something is; 2: error.\n");
+		   "Exit 0: nothing stormed or latched; 1: something is; 2: error;\n"
+		   "3: unknown (nothing watched, or a watched port cannot see storms).\n");
 }
 
 int cmd_check_storm(int argc, char **argv)
@@ -67,7 +104,7 @@ int cmd_check_storm(int argc, char **argv)
 	bool verbose = false, any = false;
 	const char *dev = NULL;
 	struct genl g;
-	int ret = EXIT_UNKNOWN, p;
+	int ret = EXIT_ERROR, p;
 	size_t i;
 
 	for (; argc > 0; argc--, argv++) {
@@ -95,7 +132,7 @@ int cmd_check_storm(int argc, char **argv)
 		if (!ifindex) {
 			fprintf(stderr, "pfcwd: cannot find device \"%s\"\n",
 				dev);
-			return EXIT_UNKNOWN;
+			return EXIT_ERROR;
 		}
 	}
 	if (genl_open(&g))
@@ -121,7 +158,10 @@ int cmd_check_storm(int argc, char **argv)
 		perror("pfcwd: stdout");
 		goto out;
 	}
-	ret = any ? EXIT_STORM : EXIT_OK;
+	if (any)
+		ret = EXIT_STORM;
+	else
+		ret = ports_can_see(&l) ? EXIT_OK : EXIT_UNKNOWN;
 out:
 	genl_close(&g);
 	free(l.v);

@@ -96,6 +96,7 @@ test_example() {
 	[ -s /tmp/apply.out ] && fail "a second apply changed something"
 	apply_rc 0 -f $CONF --dry-run
 	[ -s /tmp/apply.out ] && fail "a dry run after apply has changes"
+	expect_eq "$("$PFCWD" -j apply -f $CONF --dry-run)" "[]" "-j dry run without drift"
 	after=$(snapshot enp65s0f0 enp65s0f1 other0)
 	expect_eq "$after" "$before" "state after a second apply (handle included)"
 }
@@ -115,15 +116,28 @@ test_drift() {
 	check tc qdisc change dev enp65s0f1 root pfcwd limit 77
 
 	before=$(snapshot enp65s0f0 enp65s0f1)
-	apply_rc 0 -f $CONF --dry-run
+	# Drift: a dry run exits 3, as text and as JSON.
+	apply_rc 3 -f $CONF --dry-run
 	grep -qx 'enp65s0f0: detect 900 -> 200, action alert -> drop (dry run)' /tmp/apply.out ||
 		fail "dry run of enp65s0f0"
 	grep -qx 'enp65s0f1: qdisc pfcwd limit 77 -> pfcwd limit 10000, prio 5 -> 3,4 (dry run)' /tmp/apply.out ||
 		fail "dry run of enp65s0f1"
 	expect_eq "$(snapshot enp65s0f0 enp65s0f1)" "$before" "state after a dry run"
+	"$PFCWD" -j apply -f $CONF --dry-run > /tmp/apply.json
+	expect_eq "$?" 3 "-j apply --dry-run with drift"
+	expect_eq "$(jq -c '[.[] | select(.ifname == "enp65s0f0") | [.ifname, .changes, .dry_run]]' /tmp/apply.json)" \
+		'[["enp65s0f0",["detect 900 -> 200","action alert -> drop"],true]]' \
+		"-j dry run of enp65s0f0"
+	expect_eq "$(jq -c '.[] | select(.ifname == "enp65s0f1") | .changes' /tmp/apply.json)" \
+		'["qdisc pfcwd limit 77 -> pfcwd limit 10000","prio 5 -> 3,4"]' "-j dry run of enp65s0f1"
+	expect_eq "$(snapshot enp65s0f0 enp65s0f1)" "$before" "state after a -j dry run"
 
 	apply_rc 0 -f - dev enp65s0f1 < $CONF
 	expect_eq "$(wc -l < /tmp/apply.out)" 1 "lines for dev enp65s0f1 alone"
+	# That device is as the file says now: no drift there, drift elsewhere.
+	apply_rc 0 -f $CONF --dry-run dev enp65s0f1
+	[ -s /tmp/apply.out ] && fail "a dry run of the applied device has changes"
+	apply_rc 3 -f $CONF --dry-run dev enp65s0f0
 	expect_eq "$(sysv enp65s0f0 detection_time_ms)" 900 "enp65s0f0 left alone"
 	expect_eq "$(sysv enp65s0f1 priorities)" 3,4 "enp65s0f1 prio put back"
 	expect_eq "$(root_qdisc enp65s0f1 | cut -d' ' -f3)" 10000 "limit put back"
@@ -354,7 +368,7 @@ test_make_install() {
 
 TESTS=(
 	"test_example	apply: the shipped example as it says; a second apply and a dry run change nothing"
-	"test_drift	apply: drift shown by --dry-run (nothing changed), put back; dev DEV; stdin"
+	"test_drift	apply: drift shown by --dry-run, exit 3, -j (nothing changed), put back; dev DEV; stdin"
 	"test_bad_file	apply: a bad line refused with FILE:LINE and nothing changed; missing file, device, module"
 	"test_off_and_none	apply: off releases the port, qdisc none removes pfcwd's qdisc, on makes a held port"
 	"test_udev_hotplug	udev rule: a port that appears, and reappears, gets the file's rules (systemd-udevd)"

@@ -3,7 +3,7 @@
 #
 # The storm gate and the metrics of the pfcwd command against the live
 # module: "pfcwd stats --check-storm" exit statuses (0 quiet, 1 stormed or
-# latched, 2 error) on pfcsim storms; "pfcwd metrics" checked by promtool
+# latched, 2 error, 3 nothing could see a storm) on pfcsim storms; "pfcwd metrics" checked by promtool
 # and by value during and after a storm; "pfcwd exporter" serving the same
 # over HTTP, its errors, slow clients, signals and listen addresses.
 
@@ -118,6 +118,38 @@ test_check_storm_latched() {
 	expect_run 1 "sw1 prio 4: latched (storm-limit)" '^$' stats --check-storm -v
 	"$PFCWD" restore dev sw1 prio 4 || fail "restore"
 	expect_run 0 "" '^$' stats --check-storm dev sw1
+}
+
+# Exit 3: quiet only because nothing could see a storm.  A storm seen
+# elsewhere is still 1.
+test_check_storm_unknown() {
+	reset_all
+	expect_run 3 "" 'nothing is watched' stats --check-storm
+	qdisc_port sw1
+	expect_run 0 "" '^$' stats --check-storm
+	"$PFCWD" set dev sw1 off || fail "set off"
+	expect_run 3 "" 'nothing is watched' stats --check-storm
+	expect_run 3 "[]" 'nothing is watched' -j stats --check-storm dev sw1
+	"$PFCWD" set dev sw1 on || fail "set on"
+	# A port without any source: an IPIP tunnel (no dcbnl, not Ethernet
+	# so no software PFC, one queue without a traffic-class map).  Gone
+	# with the case however it ends, so that the module unloads.
+	modprobe ipip 2>/dev/null
+	trap 'ip link del ptw0 2>/dev/null' EXIT
+	ip link add ptw0 type ipip local 192.0.2.1 remote 192.0.2.2 || fail "ipip"
+	ip link set ptw0 up
+	tc qdisc add dev ptw0 root pfcwd || fail "qdisc on ptw0"
+	expect_eq "$("$PFCWD" -j show dev ptw0 | jq -r '.[0].source')" none "ptw0's source"
+	expect_run 3 "" '^pfcwd: ptw0: no source of pause information' stats --check-storm dev ptw0
+	expect_run 3 "" '^pfcwd: ptw0: no source of pause information' stats --check-storm
+	expect_run 0 "" '^$' stats --check-storm dev sw1
+	sim sw1 rx_storm 3
+	cli_wait sw1 3 state stormed 5
+	expect_run 1 "sw1 prio 3: stormed" '^$' stats --check-storm -v
+	sim sw1 rx_storm ""
+	cli_wait sw1 3 state operational 5
+	ip link del ptw0
+	expect_run 0 "" '^$' stats --check-storm
 }
 
 test_check_storm_errors() {
@@ -407,6 +439,7 @@ test_exporter_listen() {
 TESTS=(
 	"test_check_storm	check-storm: 0 quiet, 1 during a storm (drop), 0 after; dev, -v, -j"
 	"test_check_storm_latched	check-storm: 1 while latched (storm limit), 0 after restore"
+	"test_check_storm_unknown	check-storm: 3 when nothing is watched or a port has no source; a storm is still 1"
 	"test_check_storm_errors	check-storm: 2 for unknown devices, non-ports, bad usage, no module"
 	"test_metrics_storm	metrics: promtool-clean, every counter, storm and restoration by value, escaping"
 	"test_exporter	exporter: the metrics over HTTP, 404/405/400/431, slow clients, 500 without module, SIGTERM"
