@@ -7,9 +7,9 @@
 # interval between the reads that can see a storm begin or end (the poll
 # intervals of DESIGN section 4: poll_quiet_us, poll_fine_us, as the test
 # configured them), the period R at which a port's counters are published
-# and that publication's jitter (pfcsim: stats_period_ms; pfcsim's delayed
-# work adds no jitter of its own beyond the load below) - plus one load
-# margin for the guest's scheduling.  Never anything pfcwd computes about
+# and how late a publication may come after its grid point (pfcsim:
+# stats_period_ms and stats_jitter_ms; its delayed work's own lateness is
+# the load below) - plus one load margin for the guest's scheduling.  Never anything pfcwd computes about
 # its own precision (granularity_us, restore_late_us, pub_width_us, the
 # poller's late_ns): those are checked against these bounds instead.
 # All results in us.
