@@ -370,6 +370,42 @@ static ssize_t pfcsim_cwd_write(struct file *file, const char __user *ubuf,
 	return count;
 }
 
+/*
+ * counter_32bit: not a driver knob of the profiles (a test's choice on
+ * any of them), so writing it leaves the profile as it is.
+ */
+static ssize_t pfcsim_c32_read(struct file *file, char __user *ubuf,
+			       size_t count, loff_t *ppos)
+{
+	struct pfcsim_port *port = file->private_data;
+	bool on;
+
+	spin_lock_bh(&port->lock);
+	on = port->counter_32bit;
+	spin_unlock_bh(&port->lock);
+	return pfcsim_uint_read(ubuf, count, ppos, on);
+}
+
+static ssize_t pfcsim_c32_write(struct file *file, const char __user *ubuf,
+				size_t count, loff_t *ppos)
+{
+	struct pfcsim_port *port = file->private_data;
+	char buf[PFCSIM_ARG_MAX];
+	unsigned int val;
+	int err;
+
+	err = pfcsim_user_arg(ubuf, count, ppos, buf, sizeof(buf));
+	if (!err)
+		err = pfcsim_parse_uint(buf, &val);
+	if (err || val > 1)
+		return err ?: -EINVAL;
+
+	spin_lock_bh(&port->lock);
+	port->counter_32bit = val;
+	spin_unlock_bh(&port->lock);
+	return count;
+}
+
 /* The driver knobs: one pair of handlers, the knob in the private data. */
 static ssize_t pfcsim_knob_read(struct file *file, char __user *ubuf,
 				size_t count, loff_t *ppos)
@@ -503,6 +539,27 @@ static ssize_t pfcsim_counter_reset_write(struct file *file,
 
 	spin_lock_bh(&port->lock);
 	pfcsim_reset_counters(port, ktime_get());
+	spin_unlock_bh(&port->lock);
+	return count;
+}
+
+static ssize_t pfcsim_counter_preset_write(struct file *file,
+					   const char __user *ubuf,
+					   size_t count, loff_t *ppos)
+{
+	struct pfcsim_port *port = file->private_data;
+	char buf[PFCSIM_ARG_MAX];
+	unsigned int val;
+	int err;
+
+	err = pfcsim_user_arg(ubuf, count, ppos, buf, sizeof(buf));
+	if (!err)
+		err = pfcsim_parse_uint(buf, &val);
+	if (err)
+		return err;
+
+	spin_lock_bh(&port->lock);
+	pfcsim_preset_counters(port, ktime_get(), val);
 	spin_unlock_bh(&port->lock);
 	return count;
 }
@@ -917,6 +974,7 @@ PFCSIM_FOPS(pfcsim_pause_rate_fops, pfcsim_pause_rate_read,
 PFCSIM_FOPS(pfcsim_slow_pct_fops, pfcsim_slow_pct_read,
 	    pfcsim_slow_pct_write);
 PFCSIM_FOPS(pfcsim_cwd_fops, pfcsim_cwd_read, pfcsim_cwd_write);
+PFCSIM_FOPS(pfcsim_c32_fops, pfcsim_c32_read, pfcsim_c32_write);
 PFCSIM_FOPS(pfcsim_inject_rx_fops, NULL, pfcsim_inject_rx_write);
 PFCSIM_FOPS(pfcsim_push_fops, pfcsim_push_read, pfcsim_push_write);
 PFCSIM_FOPS(pfcsim_changed_fops, pfcsim_changed_read, NULL);
@@ -926,6 +984,7 @@ PFCSIM_FOPS(pfcsim_fw_pfc_en_fops, pfcsim_fw_pfc_en_read,
 PFCSIM_FOPS(pfcsim_knob_fops, pfcsim_knob_read, pfcsim_knob_write);
 PFCSIM_FOPS(pfcsim_calls_fops, pfcsim_calls_read, NULL);
 PFCSIM_FOPS(pfcsim_counter_reset_fops, NULL, pfcsim_counter_reset_write);
+PFCSIM_FOPS(pfcsim_counter_preset_fops, NULL, pfcsim_counter_preset_write);
 PFCSIM_FOPS(pfcsim_eop_fops, pfcsim_eop_read, NULL);
 PFCSIM_FOPS(pfcsim_detach_fops, pfcsim_detach_read, pfcsim_detach_write);
 PFCSIM_FOPS(pfcsim_profile_fops, pfcsim_profile_read, pfcsim_profile_write);
@@ -962,6 +1021,7 @@ int pfcsim_port_debugfs(struct pfcsim_port *port)
 			    &pfcsim_slow_pct_fops);
 	debugfs_create_file("count_when_disabled", 0600, dir, port,
 			    &pfcsim_cwd_fops);
+	debugfs_create_file("counter_32bit", 0600, dir, port, &pfcsim_c32_fops);
 	debugfs_create_file("inject_rx", 0200, dir, port,
 			    &pfcsim_inject_rx_fops);
 	debugfs_create_file("push_pause", 0600, dir, port, &pfcsim_push_fops);
@@ -986,6 +1046,8 @@ int pfcsim_port_debugfs(struct pfcsim_port *port)
 	}
 	debugfs_create_file("counter_reset", 0200, dir, port,
 			    &pfcsim_counter_reset_fops);
+	debugfs_create_file("counter_preset", 0200, dir, port,
+			    &pfcsim_counter_preset_fops);
 	debugfs_create_file("ethtool_calls", 0400, dir, port, &pfcsim_eop_fops);
 	debugfs_create_file("detach", 0600, dir, port, &pfcsim_detach_fops);
 	debugfs_create_file("profile", 0600, dir, port, &pfcsim_profile_fops);

@@ -177,6 +177,14 @@
  *			counters themselves are always live.
  *   counter_reset	write 1: the live and copied pause counters and
  *			durations drop to 0, as after a driver reset.
+ *   counter_32bit	0/1 (0): the pause counters getpfc and ethtool -S
+ *			report are 32 bits wide and wrap, as a driver that
+ *			hands on a 32-bit hardware register does (the frame
+ *			totals stay 64-bit).  Not a profile knob: writing it
+ *			keeps the profile.
+ *   counter_preset	write 0..4294967295: every pause counter, live and
+ *			copied, jumps to that value (a test's way to a wrap;
+ *			durations are left alone).
  *   profile		write a name to set all the knobs above and
  *			count_when_disabled as that driver behaves (the table
  *			pfcsim_profiles[]): ideal, mlx5, ixgbe, i40e, ice,

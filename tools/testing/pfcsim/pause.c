@@ -149,6 +149,11 @@ static void pfcsim_read_live(struct pfcsim_port *port, ktime_t now,
 				       NSEC_PER_USEC);
 		snap->rx_frames += snap->ind[p];
 		snap->tx_frames += snap->req[p];
+		/* A 32-bit hardware counter: it wraps, the totals do not. */
+		if (port->counter_32bit) {
+			snap->req[p] = lower_32_bits(snap->req[p]);
+			snap->ind[p] = lower_32_bits(snap->ind[p]);
+		}
 	}
 }
 
@@ -192,6 +197,24 @@ void pfcsim_fold(struct pfcsim_port *port, ktime_t now)
 		port->dur[p].base = pfcsim_dur_read(port, p, now);
 		port->dur[p].since = now;
 	}
+}
+
+/*
+ * counter_preset: every pause counter, live and copied, to @val (so that a
+ * test reaches a 32-bit wrap in a fraction of a second).
+ */
+void pfcsim_preset_counters(struct pfcsim_port *port, ktime_t now, u64 val)
+{
+	int p;
+
+	lockdep_assert_held(&port->lock);
+	pfcsim_fold(port, now);
+	for (p = 0; p < PFCSIM_NUM_PRIO; p++) {
+		port->req[p].base = val;
+		port->ind[p].base = val;
+	}
+	if (pfcsim_copied(port))
+		pfcsim_publish(port, now);
 }
 
 /* counter_reset: every counter and duration, live and copied, to 0. */

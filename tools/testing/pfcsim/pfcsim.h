@@ -210,6 +210,7 @@ struct pfcsim_port {
 	u8 rx_slow_peer;		/* the partner paces these, briefly */
 	u32 pause_rate;
 	bool count_when_disabled;
+	bool counter_32bit;		/* pause counters wrap at 2^32 */
 	u8 ind_rising;			/* indications[P] rising */
 	u8 req_rising;			/* requests[P] rising */
 	u8 dur_rising;			/* dur[P] rising */
@@ -298,6 +299,7 @@ void pfcsim_read_counters(struct pfcsim_port *port, ktime_t now,
 			  struct pfcsim_snap *snap);
 void pfcsim_fold(struct pfcsim_port *port, ktime_t now);
 void pfcsim_reset_counters(struct pfcsim_port *port, ktime_t now);
+void pfcsim_preset_counters(struct pfcsim_port *port, ktime_t now, u64 val);
 void pfcsim_stats_restart(struct pfcsim_port *port, ktime_t now);
 void pfcsim_publish_work(struct work_struct *work);
 void pfcsim_bounce(struct pfcsim_port *port, ktime_t now);

@@ -241,6 +241,40 @@ test_stats_jitter() {
 		fail "stats_jitter_ms above half the period: $(xargs < /tmp/pubs2.txt)"
 }
 
+# counter_32bit: the pause counters wrap at 2^32 (counter_preset brings
+# them there), in getpfc and ethtool -S alike; the frame totals do not.
+test_counter_32bit() {
+	local near=$((4294967296 - 1000)) a e t0 t1
+
+	setup
+	dfs_set $P frame_counters 1
+	dfs_set $P counter_32bit 1
+	dfs_set $P counter_preset $near
+	expect_eq "$(dcb_ind3)" $near "indications preset"
+	expect_eq "$(rx_pause $P 3)" $near "ethtool rx_prio3_pause preset"
+	t0=$(ethtool_stat $P rx_total_frames)
+	dfs_set $P rx_storm 3
+	sleep 0.5	# 5000 frames at 10000/s: past the wrap
+	dfs_set $P rx_storm ""
+	a=$(dcb_ind3)
+	e=$(rx_pause $P 3)
+	t1=$(ethtool_stat $P rx_total_frames)
+	log "indications $near -> $a, ethtool $e, rx_total_frames $t0 -> $t1"
+	[ "$a" -gt 0 ] && [ "$a" -lt 20000 ] || fail "indications did not wrap: $a"
+	expect_eq "$e" "$a" "ethtool rx_prio3_pause vs dcb indications"
+	[ $((t1 - t0)) -ge $((1000 + a - 2000)) ] || fail "frame totals wrapped too: $t0 -> $t1"
+	# Off: the same counters, 64 bits wide.
+	dfs_set $P counter_32bit 0
+	expect_eq "$(dcb_ind3)" $((4294967296 + a)) "indications with counter_32bit 0"
+	expect_eq "$(dcb_pfc $P .indications[2])" $near "an idle priority stays at the preset"
+	# A test's choice, not a driver's: the profile stays.
+	dfs_set $P profile bnxt
+	dfs_set $P counter_32bit 1
+	expect_eq "$(dfs_get $P profile)/$(dfs_get $P counter_32bit)" bnxt/1 "profile after counter_32bit"
+	dfs_set $P profile mlx5
+	expect_eq "$(dfs_get $P counter_32bit)" 1 "counter_32bit after a profile"
+}
+
 test_refresh_on_read() {
 	setup
 	dfs_set $P stats_period_ms 60000
@@ -698,6 +732,8 @@ test_bad_writes() {
 	common=(-1 +1 " 1" "1 " abc 1e3 0x1 1.5 $'1\n\n' "" "$long" 4294967296)
 	expect_rejected $P stats_period_ms 60001 100000 "${common[@]}"
 	expect_rejected $P stats_jitter_ms 10001 "${common[@]}"
+	expect_rejected $P counter_32bit 2 10 yes "${common[@]}"
+	expect_rejected $P counter_preset "${common[@]}"
 	expect_rejected $P setpfc_bounce_ms 60001 "${common[@]}"
 	expect_rejected $P getpfc_delay_us 1000001 "${common[@]}"
 	expect_rejected $P getpfc_fail 4096 65536 "${common[@]}"
@@ -972,6 +1008,7 @@ test_del_pending() {
 TESTS=(
 	"test_stats_period	pfcsim: stats_period_ms 500: counters move only at publications"
 	"test_stats_jitter	pfcsim: stats_jitter_ms: copies late by 0..J ms on a fixed grid	60"
+	"test_counter_32bit	pfcsim: counter_32bit wraps the pause counters at 2^32, counter_preset gets there"
 	"test_refresh_on_read	pfcsim: stats_refresh_on_read: ethtool -S refreshes what getpfc sees"
 	"test_stale_until_read	pfcsim: period 0 + refresh_on_read: stale until ethtool -S"
 	"test_getpfc_delay	pfcsim: getpfc_delay_us slows dcb pfc show"

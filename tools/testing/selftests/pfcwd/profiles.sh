@@ -523,6 +523,24 @@ test_counter_reset_and_swap() {
 	wait_stat px 3 state operational 5
 }
 
+# 32-bit pause counters (counter_32bit) that wrap 100 ms into the first
+# storm (1000 frames short of 2^32 at 10000 frames/s), live and published:
+# each storm detected and restored once, in its bounds, as without a wrap
+# (pfcwd_counter_delta() takes the wrap for a wrap, not for a reset).
+test_counter_wrap() {
+	local w=counter_32bit=1,counter_preset=$((4294967296 - 1000))
+
+	reset_all
+	mkdir -p "$RES"
+	python3 -S "$STORMS" --storms 2 --storm-ms 3000 --gap-ms 2500 \
+		--json "$RES/wrap.json" wi=ideal,$w wm=mlx5,$w wb=bnxt,$w ||
+		fail "storms across a 32-bit wrap out of bounds"
+	for d in wi wm wb; do
+		[ "$(simget $d counter_32bit)" = 1 ] || fail "$d: counter_32bit lost"
+		expect_eq "$(pstat $d 3 detected)/$(pstat $d 3 restored)" 2/2 "$d: storms across the wrap"
+	done
+}
+
 # The NIC's own PFC storm prevention (mlx5's pfc-prevention-tout), set as
 # an operator would, with ethtool.
 nic_tout() {
@@ -823,6 +841,7 @@ TESTS=(
 	"test_setpfc_batched	profiles: pfc_en changes of one pass are one setpfc"
 	"test_setpfc_rate_limited	profiles: a failing setpfc is retried with a doubling gap	stock"
 	"test_counter_reset_and_swap	profiles: counters reset mid-storm, swapped counters"
+	"test_counter_wrap	profiles: 32-bit counters that wrap mid-storm (live, forced, published): storms in bounds	120"
 	"test_pause_duration	profiles: pause-duration counters see a storm of sparse XOFF"
 	"test_pause_duration_live	profiles: live pause durations under mlxsw's name (read while busy only)"
 	"test_nic_prevention	profiles: the NIC's own storm prevention as a generated-storm source"
