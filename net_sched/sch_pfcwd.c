@@ -266,16 +266,26 @@ static int pfcwd_sched_parse(struct nlattr *opt, struct pfcwd_sched_opts *o,
 }
 
 /* Applies the watchdog part of @o to the port; RTNL held. */
+/*
+ * @created: the qdisc is new, so the port's T0 is checked whatever the
+ * options; a change checks it when it sets one.  A T0 finer than the port
+ * resolves is a warning in the ACK, as at a port-set.
+ */
 static int pfcwd_sched_configure(struct pfcwd_port *port,
 				 const struct pfcwd_sched_opts *o,
-				 struct netlink_ext_ack *extack)
+				 bool created, struct netlink_ext_ack *extack)
 {
-	int err;
+	int err = 0;
 
-	if (!o->chg.set)
+	if (!o->chg.set && !created)
 		return 0;
 	mutex_lock(&port->lock);
-	err = pfcwd_port_configure(port, &o->chg, extack);
+	if (o->chg.set)
+		err = pfcwd_port_configure(port, &o->chg, extack);
+	if (!err && (created || (o->chg.set & (PFCWD_CFG_DETECT |
+					       PFCWD_CFG_PRIO_POLICY))) &&
+	    pfcwd_port_t0_too_fine(port))
+		NL_SET_ERR_MSG(extack, PFCWD_MSG_T0_TOO_FINE);
 	mutex_unlock(&port->lock);
 	return err;
 }
@@ -291,7 +301,7 @@ static int pfcwd_sched_change(struct Qdisc *sch, struct nlattr *opt,
 	if (err)
 		return err;
 	/* The only step that can still fail (a dying port): first. */
-	err = pfcwd_sched_configure(q->port, &o, extack);
+	err = pfcwd_sched_configure(q->port, &o, false, extack);
 	if (err)
 		return err;
 	if (!o.has_limit)
@@ -417,7 +427,7 @@ static int pfcwd_sched_init(struct Qdisc *sch, struct nlattr *opt,
 	}
 
 	/* On failure the core calls destroy, which detaches. */
-	return pfcwd_sched_configure(port, &o, extack);
+	return pfcwd_sched_configure(port, &o, true, extack);
 }
 
 /* Also called when init failed, before or after attaching. */

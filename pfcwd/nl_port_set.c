@@ -219,17 +219,6 @@ static void pfcwd_nl_change(struct nlattr **tb, struct pfcwd_config_change *chg)
 	}
 }
 
-/* The shortest T0 on the port: its own, or a priority's override. */
-static u32 pfcwd_nl_finest_t0(const struct pfcwd_config *cfg)
-{
-	u32 t0 = cfg->detect_ms;
-	int p;
-
-	for (p = 0; p < PFCWD_NUM_PRIO; p++)
-		t0 = min(t0, pfcwd_cfg_prio_detect(cfg, p));
-	return t0;
-}
-
 /*
  * The port a request changes, held first if the request enables it.
  * *@held_here: this request took the hold (a failed request gives it
@@ -287,18 +276,11 @@ int pfcwd_nl_port_set_doit(struct sk_buff *skb, struct genl_info *info)
 
 	mutex_lock(&port->lock);
 	err = pfcwd_port_configure(port, &chg, info->extack);
-	if (!err && port->cfg.enabled &&
-	    (chg.set & (PFCWD_CFG_DETECT | PFCWD_CFG_ENABLED |
-			PFCWD_CFG_PRIO_POLICY)) &&
-	    pfcwd_port_resolution_ns(port) >
-	    (u64)pfcwd_nl_finest_t0(&port->cfg) * NSEC_PER_MSEC)
-		/*
-		 * Done, with a warning in the ACK (as iproute2 prints it).
-		 * The resolution, not the granularity: the poller's
-		 * lateness under load is not the configuration's fault.
-		 */
-		NL_SET_ERR_MSG(info->extack,
-			       "pfcwd: T0 is finer than this port's pause information resolves: detection may come later than 2 x T0 (see granularity-us)");
+	if (!err && (chg.set & (PFCWD_CFG_DETECT | PFCWD_CFG_ENABLED |
+				PFCWD_CFG_PRIO_POLICY)) &&
+	    pfcwd_port_t0_too_fine(port))
+		/* Done, with a warning in the ACK. */
+		NL_SET_ERR_MSG(info->extack, PFCWD_MSG_T0_TOO_FINE);
 	else if (!err && (chg.set & PFCWD_CFG_RATE_WINDOW) &&
 		 pfcwd_port_rate_window_ns(port) >
 		 (u64)port->cfg.rate_window_ms * NSEC_PER_MSEC)

@@ -523,6 +523,10 @@ void pfcwd_port_link_apply(struct pfcwd_port *port,
 void pfcwd_port_rate_config(const struct pfcwd_port *port,
 			    struct pfcwd_rate_config rate[PFCWD_RATE_DIRS]);
 u64 pfcwd_port_rate_window_ns(const struct pfcwd_port *port);
+bool pfcwd_port_t0_too_fine(const struct pfcwd_port *port);
+/* The warning in the ACK (as iproute2 prints it) of a T0 too fine. */
+#define PFCWD_MSG_T0_TOO_FINE \
+	"pfcwd: T0 is finer than this port's pause information resolves: detection may come later than 2 x T0 (see granularity-us)"
 void pfcwd_port_storm_config(const struct pfcwd_port *port,
 			     struct pfcwd_storm_config *scfg);
 void pfcwd_port_prio_config(const struct pfcwd_port *port, int p,

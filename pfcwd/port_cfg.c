@@ -77,6 +77,25 @@ u64 pfcwd_port_rate_window_ns(const struct pfcwd_port *port)
 	return pfcwd_rate_window_ns(&rate[PFCWD_RATE_DIR_RX]);
 }
 
+/*
+ * Whether an enabled port's shortest T0 (its own or a priority's) is finer
+ * than its pause information resolves: the resolution, not the
+ * granularity, since the poller's lateness under load is not the
+ * configuration's fault.  port->lock held.
+ */
+bool pfcwd_port_t0_too_fine(const struct pfcwd_port *port)
+{
+	const struct pfcwd_config *cfg = &port->cfg;
+	u32 t0 = cfg->detect_ms;
+	int p;
+
+	if (!cfg->enabled)
+		return false;
+	for (p = 0; p < PFCWD_NUM_PRIO; p++)
+		t0 = min(t0, pfcwd_cfg_prio_detect(cfg, p));
+	return pfcwd_port_resolution_ns(port) > (u64)t0 * NSEC_PER_MSEC;
+}
+
 void pfcwd_port_storm_config(const struct pfcwd_port *port,
 			     struct pfcwd_storm_config *scfg)
 {

@@ -614,6 +614,28 @@ effective_bounds() {
 	# A T0 above the physical bound: no warning.
 	err=$("$PFCWD" set dev eb1 detect $((bd / 1000 + 1)) 2>&1) || fail "set: $err"
 	[ -z "$err" ] || fail "a warning for a T0 above the granularity: $err"
+	# The same warning when a qdisc creates the port with the default T0
+	# (200 ms) or sets one that fine, none for a T0 it can honour.
+	pfcsim_new eb2
+	echo bnxt > "$PFCSIM_DFS/eb2/profile" || fail "profile bnxt"
+	local w="Warning: pfcwd: T0 is finer than this port's pause information resolves"
+	err=$(tc qdisc add dev eb2 root handle 1: pfcwd 2>&1) || fail "tc qdisc add: $err"
+	[[ $err == "$w"* ]] || fail "no warning from tc qdisc add on bnxt: '$err'"
+	err=$(TC_LIB_DIR=$PFCWD_TOP/build/tools tc qdisc change dev eb2 root handle 1: pfcwd \
+		detect $((bd / 1000 + 1)) 2>&1) ||
+		fail "tc qdisc change: $err"
+	[ -z "$err" ] || fail "a warning for a T0 above the bound: $err"
+	err=$(TC_LIB_DIR=$PFCWD_TOP/build/tools tc qdisc change dev eb2 root handle 1: pfcwd \
+		limit 50 2>&1) || fail "tc: $err"
+	[ -z "$err" ] || fail "a warning for a change of limit only: $err"
+	err=$(TC_LIB_DIR=$PFCWD_TOP/build/tools tc qdisc change dev eb2 root handle 1: pfcwd \
+		detect 100 2>&1) || fail "tc: $err"
+	[[ $err == "$w"* ]] || fail "no warning from tc qdisc change detect 100: '$err'"
+	tc qdisc del dev eb2 root
+	pfcsim_new eb3
+	err=$(tc qdisc add dev eb3 root handle 1: pfcwd 2>&1) || fail "tc qdisc add: $err"
+	[ -z "$err" ] || fail "a warning on an ideal port: $err"
+	tc qdisc del dev eb3 root
 	return 0
 }
 
@@ -1283,7 +1305,7 @@ TESTS=(
 	"test_history_errors	cli: history of unknown, removed and unwatched devices, bad prio: clear errors"
 	"test_history_many	cli: history dump of 64 ports (512 messages, many parts), one priority	300"
 	"test_headroom	cli: headroom reproduces the 802.1Qbb worked example, every speed, bad input"
-	"test_effective_bounds	effective bounds next to T0/T1 in show; set and apply warn where T0 is finer than the source resolves"
+	"test_effective_bounds	effective bounds next to T0/T1 in show; set, apply and tc warn where T0 is finer than the source resolves"
 )
 
 tap_main "$@"
