@@ -822,7 +822,7 @@ TESTS=(
 	"test_drop	swpfc: action drop: sent = delivered + dropped, other priorities flow	600"
 	"test_bridge	swpfc: a veth in a bridge: a storm detected T0 after it began, restored T1 after it ended	300	stock"
 	"test_ovs	swpfc: a veth in an OVS datapath: a storm detected T0 after it began, restored T1 after it ended	300	stock"
-	"test_bond	swpfc: a veth in a bond: XON resumes the veth's band, unicast PAUSE to the veth's address	600"
+	"test_bond	swpfc: a veth in a bond: XON resumes the veth's band, unicast PAUSE to the veth's address	600	stock"
 	"test_link_speed	swpfc: pause times at the link speed (tap at 100 and 1000 Mb/s); storms at T0 200 ms timed from their first frame	600"
 	"test_teardown_qdisc	swpfc: qdisc deleted mid-storm: no handler left, port gone	600"
 	"test_teardown_veth	swpfc: veth deleted mid-storm: port gone, no reference left	600"
