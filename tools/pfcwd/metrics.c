@@ -5,9 +5,12 @@
  * collector and for "pfcwd exporter".
  *
  * Names are stable (pfcwd(8) lists them): add metrics, never rename one.
- * All are prefixed pfcwd_; labels are dev (the interface name) and, for
- * per-priority metrics, prio (0-7).  The only other labels are those of
- * the state sets below (state, reason, action).  Counters end in _total
+ * All are prefixed pfcwd_; labels are device (the interface name, as
+ * node_exporter calls it) and, for per-priority metrics, prio (0-7).  The
+ * only other labels are those of the state sets below (state, reason,
+ * action) and of the two info metrics: pfcwd_build_info (version) and
+ * pfcwd_port_info (driver, profile, source, device_action, lever), each
+ * always 1, to join on.  Counters end in _total
  * and are reset by "pfcwd stats clear" (rate() copes with resets); times
  * are in seconds, as Prometheus wants base units.
  *
@@ -32,6 +35,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 
 #include "cli.h"
 
@@ -243,11 +251,11 @@ static void value(FILE *f, const struct metric *m, uint64_t v,
 	}
 }
 
-/* "pfcwd_NAME{dev="D"[,prio="P"][,LABEL="X"]} " */
+/* "pfcwd_NAME{device="D"[,prio="P"][,LABEL="X"]} " */
 static void series(FILE *f, const struct metric *m, const char *dev, int prio,
 		   const char *extra)
 {
-	fprintf(f, "pfcwd_%s{dev=", m->name);
+	fprintf(f, "pfcwd_%s{device=", m->name);
 	label_value(f, dev);
 	if (prio >= 0)
 		fprintf(f, ",prio=\"%d\"", prio);
@@ -307,6 +315,80 @@ static void family(FILE *f, const struct metric *m,
 	}
 }
 
+/* The device's driver, as ethtool -i says; "" if it cannot tell. */
+static void port_driver(int fd, const char *dev, char *drv, size_t len)
+{
+	struct ethtool_drvinfo info = { .cmd = ETHTOOL_GDRVINFO };
+	struct ifreq ifr = { 0 };
+
+	drv[0] = '\0';
+	if (fd < 0 || strlen(dev) >= sizeof(ifr.ifr_name))
+		return;
+	memcpy(ifr.ifr_name, dev, strlen(dev) + 1);
+	ifr.ifr_data = (void *)&info;
+	if (!ioctl(fd, SIOCETHTOOL, &ifr))
+		snprintf(drv, len, "%.*s", (int)sizeof(info.driver),
+			 info.driver);
+}
+
+/*
+ * What a mitigation acts with now: nothing (action alert), the device's
+ * pfc_en (which RDMA obeys too), or the datapath alone (the kernel's own
+ * traffic).
+ */
+static const char *port_lever(const struct port_info *pi)
+{
+	if (has(pi->have, PFCWD_A_PORT_ACTION) &&
+	    pi->v[PFCWD_A_PORT_ACTION] == PFCWD_ACTION_ALERT)
+		return "none";
+	return pi->v[PFCWD_A_PORT_DEVICE_PFC] ? "pfc_en" : "datapath";
+}
+
+#define PORT_INFO_HELP \
+	"A port's driver, profile, source, device-action and mitigation lever."
+
+static void info_label(FILE *f, const char *name, const char *v)
+{
+	fprintf(f, ",%s=", name);
+	label_value(f, v);
+}
+
+/* The build, and each port's identity: series of value 1 to join on. */
+static void info_families(FILE *f, const struct port_list *l)
+{
+	char drv[64];
+	size_t i;
+	int fd;
+
+	fputs("# HELP pfcwd_build_info The pfcwd tool's version.\n"
+	      "# TYPE pfcwd_build_info gauge\n", f);
+	fputs("pfcwd_build_info{version=", f);
+	label_value(f, PFCWD_VERSION);
+	fputs("} 1\n", f);
+	if (!l->n)
+		return;
+	fprintf(f, "# HELP pfcwd_port_info %s\n# TYPE pfcwd_port_info gauge\n",
+		PORT_INFO_HELP);
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	for (i = 0; i < l->n; i++) {
+		const struct port_info *pi = &l->v[i];
+
+		port_driver(fd, pi->ifname, drv, sizeof(drv));
+		fputs("pfcwd_port_info{device=", f);
+		label_value(f, pi->ifname);
+		info_label(f, "driver", drv);
+		info_label(f, "profile", pi->profile);
+		info_label(f, "source",
+			   source_name(pi->v[PFCWD_A_PORT_SOURCE]));
+		info_label(f, "device_action",
+			   device_action_name(pi->v[PFCWD_A_PORT_DEVICE_ACTION]));
+		info_label(f, "lever", port_lever(pi));
+		fputs("} 1\n", f);
+	}
+	if (fd >= 0)
+		close(fd);
+}
+
 /**
  * metrics_write - the metrics of every port of our netns
  * @f: where to write them
@@ -337,6 +419,7 @@ int metrics_write(FILE *f)
 	fputs("# HELP pfcwd_ports Ports watched by pfcwd.\n"
 	      "# TYPE pfcwd_ports gauge\n", f);
 	fprintf(f, "pfcwd_ports %zu\n", l.n);
+	info_families(f, &l);
 	for (i = 0; i < ARRAY_SIZE(metrics); i++)
 		family(f, &metrics[i], &l, &c);
 out:

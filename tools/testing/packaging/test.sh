@@ -112,7 +112,8 @@ expected() {
 		"644 usr/share/man/man8/pfcwd.8.gz" \
 		"644 etc/pfcwd.conf" \
 		"644 lib/systemd/system/pfcwd.service" \
-		"644 lib/udev/rules.d/90-pfcwd.rules" | sort
+		"644 lib/udev/rules.d/90-pfcwd.rules" \
+		"644 usr/share/pfcwd/pfcwd-alerts.yml" | sort
 }
 
 files_as_expected() {
@@ -334,9 +335,10 @@ registers() {
 	grep -q 'DKMS_NAME=pfcwd' "$t/postinst" && grep -q 'dkms remove' "$t/prerm"
 }
 ok "pfcwd-dkms: registered with dkms by its maintainer scripts" registers
-ok "pfcwd-tools: command, plugin, man page, unit, udev rule, config" contains "$tools_deb" \
+ok "pfcwd-tools: command, plugin, man page, unit, udev rule, config, alert rules" contains "$tools_deb" \
 	usr/sbin/pfcwd "${tcdir#/}/q_pfcwd.so" usr/share/man/man8/pfcwd.8.gz \
 	lib/systemd/system/pfcwd.service lib/udev/rules.d/90-pfcwd.rules \
+	usr/share/pfcwd/pfcwd-alerts.yml \
 	etc/pfcwd.conf usr/share/doc/pfcwd-tools/copyright
 conffile() {
 	local t=$tmp/ctl2

@@ -704,9 +704,9 @@ test_warn() {
 	# Read whole first: grep -q stops reading at its match, and with
 	# pipefail a writer that then meets the closed pipe fails the line.
 	m=$("$PFCWD" metrics) || fail "pfcwd metrics"
-	grep -qx 'pfcwd_storm_warnings_total{dev="sw1",prio="3"} 1' <<< "$m" ||
+	grep -qx 'pfcwd_storm_warnings_total{device="sw1",prio="3"} 1' <<< "$m" ||
 		fail "metrics: $(grep warn <<< "$m")"
-	grep -qx 'pfcwd_port_warning_time_seconds{dev="sw1"} 0.100' <<< "$m" ||
+	grep -qx 'pfcwd_port_warning_time_seconds{device="sw1"} 0.100' <<< "$m" ||
 		fail "metrics: warning time: $(grep warning_time <<< "$m")"
 	n=$(klog | grep -cE 'pfcwd: sw1 prio 3: PFC storm warning, no action \(paused 1[0-9]{2} ms, T0 1000 ms\)')
 	expect_eq "$n" 1 "warning log lines"
@@ -789,9 +789,9 @@ test_backoff() {
 	expect_eq "$(echo "$j" | jq -c '.[0].prio[3] | [.state, .backoff_level, .effective_restore_ms]')" \
 		'["stormed",1,200]' "show -j of the backed-off storm"
 	m=$("$PFCWD" metrics)
-	for l in 'pfcwd_port_restore_backoff{dev="sw1"} 1' \
-		 'pfcwd_prio_backoff_level{dev="sw1",prio="3"} 1' \
-		 'pfcwd_prio_restoration_time_seconds{dev="sw1",prio="3"} 0.200'; do
+	for l in 'pfcwd_port_restore_backoff{device="sw1"} 1' \
+		 'pfcwd_prio_backoff_level{device="sw1",prio="3"} 1' \
+		 'pfcwd_prio_restoration_time_seconds{device="sw1",prio="3"} 0.200'; do
 		printf '%s\n' "$m" | grep -qxF "$l" || fail "metrics: no '$l'"
 	done
 	sim sw1 rx_storm ""
@@ -1052,11 +1052,11 @@ test_pause_rate() {
 	expect_eq "$(echo "$j" | jq -c '.[0].prio[3] | [.rate_rx_events, .rate_tx_events]')" \
 		'[1,1]' "stats -j"
 	m=$("$PFCWD" metrics) || fail "pfcwd metrics"
-	grep -qx 'pfcwd_pause_rate_rx_events_total{dev="sw1",prio="3"} 1' <<< "$m" ||
+	grep -qx 'pfcwd_pause_rate_rx_events_total{device="sw1",prio="3"} 1' <<< "$m" ||
 		fail "metrics: $(grep pause_rate <<< "$m")"
-	grep -qx 'pfcwd_pause_rate_tx_events_total{dev="sw1",prio="3"} 1' <<< "$m" ||
+	grep -qx 'pfcwd_pause_rate_tx_events_total{device="sw1",prio="3"} 1' <<< "$m" ||
 		fail "metrics: $(grep pause_rate <<< "$m")"
-	grep -qx 'pfcwd_port_pause_rate_window_seconds{dev="sw1"} 0.500' <<< "$m" ||
+	grep -qx 'pfcwd_port_pause_rate_window_seconds{device="sw1"} 0.500' <<< "$m" ||
 		fail "metrics: $(grep pause_rate <<< "$m")"
 
 	# Below the threshold (2000/s against 2001/s): nothing for 1.5 s.

@@ -152,6 +152,35 @@ test_check_storm_unknown() {
 	expect_run 0 "" '^$' stats --check-storm
 }
 
+# The shipped alerting rules: promtool checks them, and its rule tests
+# (pfcwd-alerts_test.yml) fire each alert once per storm, latch or blind
+# port, with the labels of pfcwd metrics; a port's lever and source as
+# the metrics say for an alert-only port and one without a source.
+test_alert_rules() {
+	local rules=$PFCWD_TOP/tools/pfcwd/dist/pfcwd-alerts.yml m
+
+	need_promtool
+	check promtool check rules "$rules"
+	(cd "$SELFTEST_DIR" && promtool test rules pfcwd-alerts_test.yml) > /tmp/rules.out 2>&1 ||
+		fail "promtool test rules: $(cat /tmp/rules.out)"
+	reset_all
+	qdisc_port sw1
+	"$PFCWD" set dev sw1 action alert || fail "set alert"
+	modprobe ipip 2>/dev/null
+	trap 'ip link del ptw1 2>/dev/null' EXIT
+	ip link add ptw1 type ipip local 192.0.2.3 remote 192.0.2.4 || fail "ipip"
+	ip link set ptw1 up
+	tc qdisc add dev ptw1 root pfcwd || fail "qdisc on ptw1"
+	m=$("$PFCWD" metrics) || fail "metrics"
+	promcheck "alert-only and sourceless ports" "$m"
+	expect_eq "$(printf '%s\n' "$m" | grep -c '^pfcwd_port_info{')" 2 "one info series per port"
+	printf '%s\n' "$m" | grep -q '^pfcwd_port_info{device="sw1",driver="pfcsim",.*,lever="none"} 1$' ||
+		fail "sw1 (action alert) not lever none: $(printf '%s\n' "$m" | grep '^pfcwd_port_info')"
+	printf '%s\n' "$m" | grep -q '^pfcwd_port_info{device="ptw1",.*,source="none",.*,lever="datapath"} 1$' ||
+		fail "ptw1 not source none: $(printf '%s\n' "$m" | grep '^pfcwd_port_info')"
+	ip link del ptw1
+}
+
 test_check_storm_errors() {
 	reset_all
 	qdisc_port sw1
@@ -189,24 +218,27 @@ test_metrics_storm() {
 	promcheck quiet "$m"
 	families_once "$m"
 	expect_eq "$(mval "$m" 'pfcwd_ports')" 2 "two ports"
-	expect_eq "$(mval "$m" 'pfcwd_port_detection_time_seconds{dev="sw1"}')" 0.100 "T0 in seconds"
-	expect_eq "$(mval "$m" 'pfcwd_port_restoration_time_seconds{dev="sw1"}')" 0.100 "T1 in seconds"
+	expect_eq "$(mval "$m" "pfcwd_build_info{version=\"$(cat "$PFCWD_TOP/VERSION")\"}")" 1 "build info"
+	expect_eq "$(mval "$m" 'pfcwd_port_info{device="sw1",driver="pfcsim",profile="generic",source="dcb",device_action="auto",lever="pfc_en"}')" \
+		1 "port info: pfcsim, pfc_en"
+	expect_eq "$(mval "$m" 'pfcwd_port_detection_time_seconds{device="sw1"}')" 0.100 "T0 in seconds"
+	expect_eq "$(mval "$m" 'pfcwd_port_restoration_time_seconds{device="sw1"}')" 0.100 "T1 in seconds"
 	t0=$(cat /sys/class/net/sw2/pfcwd/detection_time_ms)
-	expect_eq "$(mval "$m" 'pfcwd_port_detection_time_seconds{dev="sw2"}')" \
+	expect_eq "$(mval "$m" 'pfcwd_port_detection_time_seconds{device="sw2"}')" \
 		"$((t0 / 1000)).$(printf %03d $((t0 % 1000)))" "sw2 T0 ($t0 ms)"
-	expect_eq "$(mval "$m" 'pfcwd_port_enabled{dev="sw1"}')" 1 "enabled"
-	expect_eq "$(mval "$m" 'pfcwd_port_action{dev="sw1",action="drop"}')/$(mval "$m" 'pfcwd_port_action{dev="sw1",action="forward"}')" \
+	expect_eq "$(mval "$m" 'pfcwd_port_enabled{device="sw1"}')" 1 "enabled"
+	expect_eq "$(mval "$m" 'pfcwd_port_action{device="sw1",action="drop"}')/$(mval "$m" 'pfcwd_port_action{device="sw1",action="forward"}')" \
 		1/0 "action state set"
-	expect_eq "$(mval "$m" 'pfcwd_prio_watched{dev="sw1",prio="3"}')/$(mval "$m" 'pfcwd_prio_watched{dev="sw1",prio="0"}')" \
+	expect_eq "$(mval "$m" 'pfcwd_prio_watched{device="sw1",prio="3"}')/$(mval "$m" 'pfcwd_prio_watched{device="sw1",prio="0"}')" \
 		1/0 "watched"
-	expect_eq "$(mval "$m" 'pfcwd_tx_packets_total{dev="sw1",prio="3"}')" 5 "tx packets"
-	expect_eq "$(mval "$m" 'pfcwd_prio_state{dev="sw1",prio="3",state="operational"}')" 1 "operational"
-	expect_eq "$(mval "$m" 'pfcwd_storms_detected_total{dev="sw1",prio="3"}')" 0 "no storm yet"
+	expect_eq "$(mval "$m" 'pfcwd_tx_packets_total{device="sw1",prio="3"}')" 5 "tx packets"
+	expect_eq "$(mval "$m" 'pfcwd_prio_state{device="sw1",prio="3",state="operational"}')" 1 "operational"
+	expect_eq "$(mval "$m" 'pfcwd_storms_detected_total{device="sw1",prio="3"}')" 0 "no storm yet"
 	# Every per-priority counter of the dump, for all 8 priorities of both.
 	for s in storms_detected storms_restored tx_storms slow_receiver_events storm_warnings \
 		 rx_pause_frames tx_pause_frames tx_packets rx_packets \
 		 tx_dropped_packets rx_dropped_packets tx_forwarded_packets; do
-		expect_eq "$(printf '%s\n' "$m" | grep -c "^pfcwd_${s}_total{dev=\"sw[12]\",prio=\"[0-7]\"} [0-9]*$")" \
+		expect_eq "$(printf '%s\n' "$m" | grep -c "^pfcwd_${s}_total{device=\"sw[12]\",prio=\"[0-7]\"} [0-9]*$")" \
 			16 "pfcwd_${s}_total series"
 		expect_eq "$(printf '%s\n' "$m" | grep -c "^# TYPE pfcwd_${s}_total counter$")" 1 \
 			"pfcwd_${s}_total TYPE"
@@ -219,13 +251,13 @@ test_metrics_storm() {
 	m=$("$PFCWD" metrics) || fail "metrics during the storm"
 	promcheck storm "$m"
 	families_once "$m"
-	expect_eq "$(mval "$m" 'pfcwd_storms_detected_total{dev="sw1",prio="3"}')" 1 "detected"
-	expect_eq "$(mval "$m" 'pfcwd_prio_state{dev="sw1",prio="3",state="stormed"}')" 1 "stormed"
-	expect_eq "$(mval "$m" 'pfcwd_prio_state{dev="sw1",prio="3",state="operational"}')" 0 "not operational"
-	expect_eq "$(mval "$m" 'pfcwd_prio_state{dev="sw2",prio="3",state="stormed"}')" 0 "sw2 quiet"
-	[ "$(mval "$m" 'pfcwd_rx_pause_frames_total{dev="sw1",prio="3"}')" -gt 0 ] ||
+	expect_eq "$(mval "$m" 'pfcwd_storms_detected_total{device="sw1",prio="3"}')" 1 "detected"
+	expect_eq "$(mval "$m" 'pfcwd_prio_state{device="sw1",prio="3",state="stormed"}')" 1 "stormed"
+	expect_eq "$(mval "$m" 'pfcwd_prio_state{device="sw1",prio="3",state="operational"}')" 0 "not operational"
+	expect_eq "$(mval "$m" 'pfcwd_prio_state{device="sw2",prio="3",state="stormed"}')" 0 "sw2 quiet"
+	[ "$(mval "$m" 'pfcwd_rx_pause_frames_total{device="sw1",prio="3"}')" -gt 0 ] ||
 		fail "no pause frames counted"
-	ts=$(mval "$m" 'pfcwd_last_storm_detected_timestamp_seconds{dev="sw1",prio="3"}')
+	ts=$(mval "$m" 'pfcwd_last_storm_detected_timestamp_seconds{device="sw1",prio="3"}')
 	t1=$(date +%s)
 	if [ "${ts%.*}" -lt "$t0" ] || [ "${ts%.*}" -gt "$t1" ]; then
 		fail "detected at $ts, not within [$t0, $t1]"
@@ -235,11 +267,11 @@ test_metrics_storm() {
 	cli_wait sw1 3 state operational 5
 	m=$("$PFCWD" metrics) || fail "metrics after the storm"
 	promcheck restored "$m"
-	expect_eq "$(mval "$m" 'pfcwd_storms_restored_total{dev="sw1",prio="3"}')" 1 "restored"
-	expect_eq "$(mval "$m" 'pfcwd_prio_state{dev="sw1",prio="3",state="operational"}')" 1 "operational again"
-	expect_eq "$(mval "$m" 'pfcwd_rx_pause_frames_total{dev="sw1",prio="3"}')" \
+	expect_eq "$(mval "$m" 'pfcwd_storms_restored_total{device="sw1",prio="3"}')" 1 "restored"
+	expect_eq "$(mval "$m" 'pfcwd_prio_state{device="sw1",prio="3",state="operational"}')" 1 "operational again"
+	expect_eq "$(mval "$m" 'pfcwd_rx_pause_frames_total{device="sw1",prio="3"}')" \
 		"$(prio_val sw1 3 rx_pause)" "rx pause as pfcwd stats"
-	s=$(mval "$m" 'pfcwd_last_storm_duration_seconds{dev="sw1",prio="3"}')
+	s=$(mval "$m" 'pfcwd_last_storm_duration_seconds{device="sw1",prio="3"}')
 	awk -v s="$s" 'BEGIN { exit !(s >= 0.1 && s < 10) }' || fail "storm duration $s s"
 
 	# Label values escaped: quote and backslash are legal in ifnames.
@@ -248,7 +280,7 @@ test_metrics_storm() {
 	"$PFCWD" set dev "$name" on || fail "set on $name"
 	m=$("$PFCWD" metrics) || fail "metrics with $name"
 	promcheck escaping "$m"
-	expect_eq "$(mval "$m" 'pfcwd_port_enabled{dev="q\"b\\x"}')" 1 "escaped dev label"
+	expect_eq "$(mval "$m" 'pfcwd_port_enabled{device="q\"b\\x"}')" 1 "escaped dev label"
 	ip link del "$name"
 }
 
@@ -317,9 +349,9 @@ test_exporter() {
 	body=$(echo "$r" | tail -n +3)
 	promcheck http "$body"
 	families_once "$body"
-	expect_eq "$(mval "$body" 'pfcwd_prio_state{dev="sw1",prio="3",state="stormed"}')" 1 \
+	expect_eq "$(mval "$body" 'pfcwd_prio_state{device="sw1",prio="3",state="stormed"}')" 1 \
 		"stormed, over HTTP"
-	expect_eq "$(mval "$body" 'pfcwd_storms_detected_total{dev="sw1",prio="3"}')" 1 \
+	expect_eq "$(mval "$body" 'pfcwd_storms_detected_total{device="sw1",prio="3"}')" 1 \
 		"detected, over HTTP"
 	m=$("$PFCWD" metrics) || fail "metrics"
 	expect_eq "$(series_of "$body")" "$(series_of "$m")" "the series of pfcwd metrics"
@@ -442,6 +474,7 @@ TESTS=(
 	"test_check_storm_unknown	check-storm: 3 when nothing is watched or a port has no source; a storm is still 1"
 	"test_check_storm_errors	check-storm: 2 for unknown devices, non-ports, bad usage, no module"
 	"test_metrics_storm	metrics: promtool-clean, every counter, storm and restoration by value, escaping"
+	"test_alert_rules	metrics: the shipped alert rules pass promtool check and test rules (once per storm); port info"
 	"test_exporter	exporter: the metrics over HTTP, 404/405/400/431, slow clients, 500 without module, SIGTERM"
 	"test_exporter_listen	exporter: listen addresses refused, default address, IPv6, SIGINT"
 )

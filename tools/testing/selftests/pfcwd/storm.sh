@@ -465,7 +465,7 @@ test_reenabled_by_firmware() {
 	expect_eq "$(pstat sw1 3 pfc_reenabled)/$(prio_val sw1 3 pfc_reenabled)" 2/2 \
 		"counted again (debugfs/pfcwd stats)"
 	m=$("$PFCWD" metrics) || fail "pfcwd metrics"
-	grep -qx 'pfcwd_pfc_reenabled_total{dev="sw1",prio="3"} 2' <<< "$m" ||
+	grep -qx 'pfcwd_pfc_reenabled_total{device="sw1",prio="3"} 2' <<< "$m" ||
 		fail "metrics: no pfcwd_pfc_reenabled_total 2"
 	expect_eq "$(klog | grep -c "$REENABLE_LOG")" 1 "logged once per storm"
 	sim sw1 rx_storm ""
