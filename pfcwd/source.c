@@ -719,6 +719,19 @@ static void pfcwd_source_dur_dated(const struct pfcwd_port *port,
 	s->paused_err = after && after < at ? at - after : at;
 }
 
+/*
+ * The latest a dequeue stamped in jiffy @stamp can have been, ns: the
+ * stamp is written once a jiffy, so up to the end of that jiffy.
+ */
+static u64 pfcwd_source_tx_at(u64 now, unsigned long stamp)
+{
+	unsigned long ago = jiffies - stamp;
+
+	if (!stamp || ago == 0 || ago > HZ)
+		return 0;
+	return now - min_t(u64, now, jiffies_to_nsecs(ago - 1));
+}
+
 /* The sample of priority @prio from counters @c; port->lock held. */
 void pfcwd_source_sample(struct pfcwd_port *port, int prio,
 			 const struct pfcwd_counters *c,
@@ -732,6 +745,7 @@ void pfcwd_source_sample(struct pfcwd_port *port, int prio,
 	s->rx_packets = c->rx_packets;
 	/* Packets the port's qdiscs sent are transmit progress: no pause. */
 	s->tx_progress = READ_ONCE(port->prio[prio].tx_jiffies);
+	s->tx_progress_at = pfcwd_source_tx_at(c->now, s->tx_progress);
 	s->valid = PFCWD_SAMPLE_RX | PFCWD_SAMPLE_TX;
 	s->nic_storm = c->nic_storm & BIT(prio);
 	if (c->stale)

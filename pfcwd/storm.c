@@ -584,12 +584,16 @@ static bool pfcwd_storm_tx_progress(struct pfcwd_storm *sm,
 	bool moved = (s->valid & PFCWD_SAMPLE_TX) &&
 		     pfcwd_counter_delta(sm->prev_tx_progress, s->tx_progress);
 
+	u64 at = s->tx_progress_at && s->tx_progress_at < s->now ?
+		 s->tx_progress_at : s->now;
+
 	sm->prev_tx_progress = s->tx_progress;
 	if (!moved || sm->state != PFCWD_OPERATIONAL)
 		return false;
-	sm->tx_at = s->now;
-	if (sm->pause_floor < s->now)
-		sm->pause_floor = s->now;
+	/* Dated by the stamp, not by the read that happened to see it. */
+	sm->tx_at = at;
+	if (sm->pause_floor < at)
+		sm->pause_floor = at;
 	return true;
 }
 

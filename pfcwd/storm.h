@@ -303,6 +303,8 @@ struct pfcwd_sample {
 	 * jiffy of the datapath's last dequeue): only its growth is read.
 	 */
 	u64 tx_progress;
+	/* The latest the last progress can have been, ns; 0: the sample's. */
+	u64 tx_progress_at;
 	u64 rx_packets;		/* frames received by the port */
 	u64 xoff_first;
 	u64 xoff_last;
