@@ -11,11 +11,14 @@
 DBG=$PFCWD_DBG
 RACE_SECONDS=${RACE_SECONDS:-6}
 
-# Runs "$@" in a loop in the background until $RACE_SECONDS have passed.
+# Runs "$@" in a loop in the background until $RACE_SECONDS have passed,
+# or, where the case sets RACE_LIMIT, until $RACE_STOP exists (at most
+# $RACE_LIMIT seconds).
+RACE_STOP=/tmp/pfcwd-race-stop.$$
 loop_bg() {
 	(
-		end=$((SECONDS + RACE_SECONDS))
-		while [ $SECONDS -lt $end ]; do
+		end=$((SECONDS + ${RACE_LIMIT:-$RACE_SECONDS}))
+		while [ $SECONDS -lt $end ] && [ ! -e $RACE_STOP ]; do
 			"$@" >/dev/null 2>&1
 		done
 	) &
@@ -84,18 +87,43 @@ settle() {
 	echo 3,4 > $s/restore
 }
 
+# Storms DEV's priorities have been detected in, as debugfs counts them.
+detected_total() {
+	awk -v d="$1" '$1 == d && $2 == "prio" { for (i = 4; i < NF; i += 2) if ($i == "detected") s += $(i + 1) } END { print s + 0 }' $DBG
+}
+
+# The knobs disable, unwatch and retime the priorities at random, so how
+# soon a storm outlasts T0 varies.  race_until_detected DEV FROM UNTIL:
+# race until second FROM, then on until DEV's first detection, not past UNTIL.
+race_until_detected() {
+	while [ $SECONDS -lt "$2" ]; do
+		sleep 0.5
+	done
+	while [ $SECONDS -lt "$3" ] && [ "$(detected_total "$1")" -eq 0 ]; do
+		sleep 0.5
+	done
+}
+
 test_concurrent_config() {
 	reset_all pfrace
 	rm -f $RACE_HITS
 	pfcsim_new rc0
 	tc qdisc add dev rc0 root pfcwd || fail "qdisc"
+	rm -f $RACE_STOP
+	RACE_LIMIT=$((4 * RACE_SECONDS))
+	local start=$SECONDS
 	loop_bg storm_flip rc0
 	loop_bg random_knob rc0
 	loop_bg random_knob rc0
 	loop_bg read_all rc0
+	race_until_detected rc0 $((start + RACE_SECONDS)) $((start + RACE_LIMIT))
+	local raced=$((SECONDS - start))
+	touch $RACE_STOP
 	wait
-	n=$(awk '$1 == "rc0" && $2 == "prio" { for (i = 4; i < NF; i += 2) if ($i == "detected") s += $(i + 1) } END { print s + 0 }' $DBG)
-	log "storms detected during the race: $n"
+	rm -f $RACE_STOP
+	unset RACE_LIMIT
+	n=$(detected_total rc0)
+	log "storms detected during the race: $n; stopped after $raced s"
 	[ "$n" -gt 0 ] || fail "no storm was detected: the race did not race"
 	settle rc0
 	expect_eq "$(cat /sys/class/net/rc0/pfcwd/stormed)" "" "stormed after settling"
