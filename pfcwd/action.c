@@ -154,6 +154,62 @@ bool pfcwd_action_device_pfc(const struct pfcwd_port *port)
 	}
 }
 
+/**
+ * pfcwd_action_port_lever - what a storm's mitigation acts through now
+ * @port: the port; port->lock held (or a racy read for display)
+ *
+ * Under the port's own action; a priority's may differ.
+ */
+enum pfcwd_lever pfcwd_action_port_lever(const struct pfcwd_port *port)
+{
+	if (port->cfg.action == PFCWD_ACTION_ALERT)
+		return PFCWD_LEVER_NONE;
+	return pfcwd_action_device_pfc(port) ? PFCWD_LEVER_PFC_EN :
+					       PFCWD_LEVER_DATAPATH;
+}
+
+/**
+ * pfcwd_action_lever - what @prio's mitigation acts through
+ * @port: the port; port->lock held (or a racy read for display)
+ * @prio: the priority
+ *
+ * The storm in progress: what it took; otherwise what the next would.
+ */
+enum pfcwd_lever pfcwd_action_lever(const struct pfcwd_port *port, int prio)
+{
+	const struct pfcwd_prio *pp = &port->prio[prio];
+	bool pfc_en;
+
+	if (pp->mitigating) {
+		if (pp->applied == PFCWD_ACTION_ALERT)
+			return PFCWD_LEVER_NONE;
+		pfc_en = port->pfc_want_off & BIT(prio);
+	} else {
+		if (pfcwd_cfg_prio_action(&port->cfg, prio) ==
+		    PFCWD_ACTION_ALERT)
+			return PFCWD_LEVER_NONE;
+		pfc_en = pfcwd_action_device_pfc(port);
+	}
+	return pfc_en ? PFCWD_LEVER_PFC_EN : PFCWD_LEVER_DATAPATH;
+}
+
+/*
+ * On a NIC where auto stays out of pfc_en because changing it disrupts the
+ * port, RDMA is not covered by default: say so once, when the port comes.
+ * RTNL held, at creation.
+ */
+void pfcwd_action_announce(const struct pfcwd_port *port)
+{
+	const struct pfcwd_profile *pr = port->profile;
+
+	if (!port->has_dcb || !pr->setpfc_cost ||
+	    port->cfg.device_action != PFCWD_DEVICE_ACTION_AUTO ||
+	    pfcwd_action_device_pfc(port))
+		return;
+	pr_notice("%s: device-action auto mitigates kernel traffic only: RoCE on a stormed priority stays paused unless device-action on, which costs on %s: %s\n",
+		  port->name, pr->name, pr->setpfc_cost);
+}
+
 /* "pfcwd: DEV ..." at KERN_NOTICE, rate limited per port. */
 static __printf(2, 3) void pfcwd_log(struct pfcwd_port *port,
 				     const char *fmt, ...)
@@ -615,9 +671,10 @@ static void pfcwd_action_prio_events(struct pfcwd_port *port, int prio,
 					   st->last_detected_at),
 				       st->last_detected_at, pp->applied, false);
 		pfcwd_log(port,
-			  "prio %d: PFC storm detected, action %s (paused %u ms)\n",
+			  "prio %d: PFC storm detected, action %s (paused %u ms), %s\n",
 			  prio, pfcwd_action_name(pp->applied),
-			  pfcwd_ms(st->last_paused_ns));
+			  pfcwd_ms(st->last_paused_ns),
+			  pfcwd_lever_reach(pfcwd_action_lever(port, prio)));
 		pfcwd_publish(port, prio, PFCWD_CMD_STORM_DETECTED,
 			      st->last_detected_at);
 	}

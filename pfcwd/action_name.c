@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The names of the actions and device-actions, as sysfs, the module
- * parameters and the logs spell them, and their parsers.  Pure tables,
+ * The names of the actions, device-actions and levers, as sysfs, the
+ * module parameters and the logs spell them, and their parsers.  Pure tables,
  * below everything that names an action (params.c, sysfs.c, action.c's
  * log lines): this file calls nothing of pfcwd's, so reading a module
  * parameter's name never calls up into action.c.
@@ -57,4 +57,17 @@ int pfcwd_action_parse(const char *buf, enum pfcwd_action *action)
 		return -EINVAL;
 	*action = i;
 	return 0;
+}
+
+/* What a lever reaches, as the detection log line ends. */
+static const char * const pfcwd_lever_reaches[] = {
+	[PFCWD_LEVER_NONE] = "lever none",
+	[PFCWD_LEVER_DATAPATH] = "lever datapath: RDMA stays paused",
+	[PFCWD_LEVER_PFC_EN] = "lever pfc_en: RDMA covered",
+};
+
+const char *pfcwd_lever_reach(enum pfcwd_lever lever)
+{
+	return lever < ARRAY_SIZE(pfcwd_lever_reaches) ?
+	       pfcwd_lever_reaches[lever] : "lever unknown";
 }

@@ -157,6 +157,7 @@ static struct pfcwd_port *pfcwd_port_add(struct net_device *dev,
 		pfcwd_port_teardown(port);
 		return ERR_PTR(err);
 	}
+	pfcwd_action_announce(port);
 	pfcwd_poll_kick();
 	return port;
 }

@@ -167,6 +167,7 @@ int pfcwd_nl_fill_prio(struct sk_buff *skb, struct pfcwd_port *port, int p,
 	u64 now = ktime_get_ns(), t1;
 	struct pfcwd_storm_config base, scfg;
 	const struct pfcwd_config *cfg = &port->cfg;
+	enum pfcwd_lever lever = pfcwd_action_lever(port, p);
 	u8 ovr = cfg->ovr[p];
 	struct nlattr *nest;
 	u32 level;
@@ -225,6 +226,9 @@ int pfcwd_nl_fill_prio(struct sk_buff *skb, struct pfcwd_port *port, int p,
 			     pp->pfc_reenabled) ||
 	    pfcwd_nl_put_u64(skb, PFCWD_A_PRIO_XOFF_WHILE_TX,
 			     st->xoff_while_tx) ||
+	    nla_put_u32(skb, PFCWD_A_PRIO_LEVER, lever) ||
+	    nla_put_u8(skb, PFCWD_A_PRIO_RDMA_COVERED,
+		       lever == PFCWD_LEVER_PFC_EN) ||
 	    pfcwd_nl_put_u64(skb, PFCWD_A_PRIO_RX_PAUSE, st->rx_pause) ||
 	    pfcwd_nl_put_u64(skb, PFCWD_A_PRIO_TX_PAUSE, st->tx_pause) ||
 	    (tx_packets &&
@@ -291,7 +295,12 @@ static int pfcwd_nl_fill_nic(struct sk_buff *skb,
 static int pfcwd_nl_fill_device(struct sk_buff *skb,
 				const struct pfcwd_port *port)
 {
-	if (nla_put_u32(skb, PFCWD_A_PORT_DEVICE_ACTION,
+	enum pfcwd_lever lever = pfcwd_action_port_lever(port);
+
+	if (nla_put_u32(skb, PFCWD_A_PORT_LEVER, lever) ||
+	    nla_put_u8(skb, PFCWD_A_PORT_RDMA_COVERED,
+		       lever == PFCWD_LEVER_PFC_EN) ||
+	    nla_put_u32(skb, PFCWD_A_PORT_DEVICE_ACTION,
 			port->cfg.device_action) ||
 	    nla_put_u8(skb, PFCWD_A_PORT_DEVICE_PFC,
 		       pfcwd_action_device_pfc(port)) ||

@@ -286,6 +286,7 @@ struct pfcwd_profile {
 	bool blind_when_off;		/* no RX count while pfc_en bit is off */
 	bool no_counters;		/* pfc_en only: nothing to watch */
 	bool setpfc_disruptive;		/* setpfc bounces or quiesces the port */
+	const char *setpfc_cost;	/* what that costs, for the log */
 	bool durations;			/* live pause durations in ethtool -S */
 	/*
 	 * pause durations in ethtool -S, published with the pause counters
@@ -673,15 +674,19 @@ void pfcwd_action_last(const struct pfcwd_prio *pp, u64 *tx_dropped,
 		       u64 *rx_dropped, u64 *tx_forwarded);
 void pfcwd_action_clear_stats(struct pfcwd_prio *pp);
 bool pfcwd_action_device_pfc(const struct pfcwd_port *port);
+enum pfcwd_lever pfcwd_action_port_lever(const struct pfcwd_port *port);
+enum pfcwd_lever pfcwd_action_lever(const struct pfcwd_port *port, int prio);
+void pfcwd_action_announce(const struct pfcwd_port *port);
 void pfcwd_action_carrier_lost(struct pfcwd_port *port, u64 at);
 u64 pfcwd_action_pfc_due(const struct pfcwd_port *port, u64 now);
 void pfcwd_action_pfc_read(struct pfcwd_port *port, u8 pfc_en, u64 read_at);
 
-/* action_name.c: the names of actions and device-actions */
+/* action_name.c: the names of actions, device-actions and levers */
 const char *pfcwd_action_name(enum pfcwd_action action);
 int pfcwd_action_parse(const char *buf, enum pfcwd_action *action);
 const char *pfcwd_device_action_name(enum pfcwd_device_action da);
 int pfcwd_device_action_parse(const char *buf, enum pfcwd_device_action *da);
+const char *pfcwd_lever_reach(enum pfcwd_lever lever);
 
 /*
  * Listeners of the actions: action.c publishes what it does to a priority

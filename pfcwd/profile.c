@@ -33,6 +33,7 @@ static const struct pfcwd_profile pfcwd_profiles[] = {
 		.force = true, .stale_until_forced = true,
 		.force_quiet_ms = 100, .force_busy_ms = 10,
 		.cost = PFCWD_COST_FIRMWARE, .setpfc_disruptive = true,
+		.setpfc_cost = "the link bounces at each pfc_en change",
 	}, {
 		/* service task every 2 s; swapped; RX counters stop with pfc_en 0 */
 		.name = "ixgbe", .driver = "ixgbe",
@@ -46,12 +47,14 @@ static const struct pfcwd_profile pfcwd_profiles[] = {
 		.refresh_ms = 1000, .force = true,
 		.force_quiet_ms = 100, .force_busy_ms = 10,
 		.cost = PFCWD_COST_REGISTER, .setpfc_disruptive = true,
+		.setpfc_cost = "each pfc_en change quiesces every VSI",
 	}, {
 		/* as i40e; setpfc closes and reopens the netdev */
 		.name = "ice", .driver = "ice",
 		.refresh_ms = 1000, .force = true,
 		.force_quiet_ms = 100, .force_busy_ms = 10,
 		.cost = PFCWD_COST_REGISTER, .setpfc_disruptive = true,
+		.setpfc_cost = "each pfc_en change closes and reopens the interface",
 	}, {
 		/*
 		 * port statistics DMAed every 1 s on the driver's timer, the
@@ -65,6 +68,7 @@ static const struct pfcwd_profile pfcwd_profiles[] = {
 		/* live, one firmware command per read; setpfc restarts the port */
 		.name = "hns3", .driver = "hns3",
 		.cost = PFCWD_COST_FIRMWARE, .setpfc_disruptive = true,
+		.setpfc_cost = "each pfc_en change restarts the port",
 	},
 	/*
 	 * live, 8 register queries per read (sleeps); live pause durations

@@ -71,6 +71,8 @@ int parse_device_action(const char *s, uint32_t *da);
 unsigned int dev_index(const char *name);
 const char *action_name(uint64_t action);
 const char *device_action_name(uint64_t da);
+const char *lever_name(uint64_t lever);
+const char *lever_reach(uint64_t lever);
 const char *state_name(uint64_t state);
 const char *latch_name(uint64_t latch);
 const char *source_name(uint64_t source);
@@ -158,6 +160,7 @@ enum attr_fmt {
 	AF_PRIOS,	/* bitmask of priorities */
 	AF_DEVICE_ACTION, /* enum pfcwd_device_action */
 	AF_RATE_DIR,	/* enum pfcwd_rate_direction: "rx" or "tx" */
+	AF_LEVER,	/* enum pfcwd_lever */
 };
 
 /* Which JSON objects carry the attribute. */
@@ -183,6 +186,7 @@ static inline bool has(uint64_t have, unsigned int type)
 }
 
 int port_parse(const struct nlmsghdr *nlh, struct port_info *pi);
+const char *port_lever(const struct port_info *pi);
 void json_port_members(const struct port_info *pi, unsigned int kind);
 void json_prio_members(const struct prio_info *pr, unsigned int kind);
 const char *port_attr_name(uint16_t type);

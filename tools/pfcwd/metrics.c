@@ -331,19 +331,6 @@ static void port_driver(int fd, const char *dev, char *drv, size_t len)
 			 info.driver);
 }
 
-/*
- * What a mitigation acts with now: nothing (action alert), the device's
- * pfc_en (which RDMA obeys too), or the datapath alone (the kernel's own
- * traffic).
- */
-static const char *port_lever(const struct port_info *pi)
-{
-	if (has(pi->have, PFCWD_A_PORT_ACTION) &&
-	    pi->v[PFCWD_A_PORT_ACTION] == PFCWD_ACTION_ALERT)
-		return "none";
-	return pi->v[PFCWD_A_PORT_DEVICE_PFC] ? "pfc_en" : "datapath";
-}
-
 #define PORT_INFO_HELP \
 	"A port's driver, profile, source, device-action and mitigation lever."
 
@@ -382,7 +369,7 @@ static void info_families(FILE *f, const struct port_list *l)
 			   source_name(pi->v[PFCWD_A_PORT_SOURCE]));
 		info_label(f, "device_action",
 			   device_action_name(pi->v[PFCWD_A_PORT_DEVICE_ACTION]));
-		info_label(f, "lever", port_lever(pi));
+		info_label(f, "lever", port_lever(pi) ?: "datapath");
 		fputs("} 1\n", f);
 	}
 	if (fd >= 0)

@@ -56,6 +56,8 @@ static void event_human(uint8_t cmd, const struct port_info *pi, int p,
 		fmt_us(d, sizeof(d), v[PFCWD_A_PRIO_LAST_PAUSED_US]);
 		printf("PFC storm detected, action %s (paused %s)",
 		       action_name(v[PFCWD_A_PRIO_ACTION]), d);
+		if (has(pr->have, PFCWD_A_PRIO_LEVER))
+			printf(", %s", lever_reach(v[PFCWD_A_PRIO_LEVER]));
 		break;
 	case PFCWD_CMD_STORM_RESTORED:
 		fmt_us(d, sizeof(d), v[PFCWD_A_PRIO_LAST_STORM_US]);

@@ -100,6 +100,9 @@ const struct attr_key prio_keys[] = {
 	{ PFCWD_A_PRIO_RATE_TX_EVENTS, "rate_tx_events", AF_NUM, AK_STATS | AK_EVENT },
 	{ PFCWD_A_PRIO_PFC_REENABLED, "pfc_reenabled", AF_NUM, AK_STATS | AK_EVENT },
 	{ PFCWD_A_PRIO_XOFF_WHILE_TX, "xoff_while_tx", AF_NUM, AK_STATS },
+	{ PFCWD_A_PRIO_LEVER, "lever", AF_LEVER, AK_SHOW | AK_EVENT },
+	{ PFCWD_A_PRIO_RDMA_COVERED, "rdma_covered", AF_BOOL,
+	  AK_SHOW | AK_EVENT },
 	{ PFCWD_A_PRIO_RX_PAUSE, "rx_pause", AF_NUM, AK_STATS | AK_EVENT },
 	{ PFCWD_A_PRIO_TX_PAUSE, "tx_pause", AF_NUM, AK_STATS | AK_EVENT },
 	{ PFCWD_A_PRIO_TX_PACKETS, "tx_packets", AF_NUM, AK_STATS | AK_EVENT },
@@ -160,6 +163,8 @@ static const uint8_t port_size[PORT_ATTRS] = {
 	[PFCWD_A_PORT_PHASE_PUBS] = 8,
 	[PFCWD_A_PORT_PUB_WIDTH_US] = 4,
 	[PFCWD_A_PORT_TX_PROGRESS] = 1,
+	[PFCWD_A_PORT_LEVER] = 4,
+	[PFCWD_A_PORT_RDMA_COVERED] = 1,
 	[PFCWD_A_PORT_NIC_PREVENTION_MS] = 4,
 	[PFCWD_A_PORT_NIC_STORM_WARNINGS] = 8,
 	[PFCWD_A_PORT_NIC_STORM_ERRORS] = 8,
@@ -181,6 +186,8 @@ static const uint8_t prio_size[PRIO_ATTRS] = {
 	[PFCWD_A_PRIO_RATE_TX_EVENTS] = 8,
 	[PFCWD_A_PRIO_PFC_REENABLED] = 8,
 	[PFCWD_A_PRIO_XOFF_WHILE_TX] = 8,
+	[PFCWD_A_PRIO_LEVER] = 4,
+	[PFCWD_A_PRIO_RDMA_COVERED] = 1,
 };
 
 /* A NUL-terminated string attribute into @buf; -EPROTO if malformed. */
@@ -308,12 +315,35 @@ static void json_attr(const struct attr_key *k, uint64_t v)
 	case AF_RATE_DIR:
 		jw_str(k->key, v == PFCWD_RATE_TX ? "tx" : "rx");
 		break;
+	case AF_LEVER:
+		jw_str(k->key, lever_name(v));
+		break;
 	}
+}
+
+/*
+ * What a mitigation acts with now: nothing (action alert), the device's
+ * pfc_en (which RDMA obeys too), or the datapath alone (the kernel's own
+ * traffic: RDMA bypasses the qdisc).  The kernel's word where it says;
+ * derived for a module without the lever; NULL from one that does not
+ * report the device side.
+ */
+const char *port_lever(const struct port_info *pi)
+{
+	if (has(pi->have, PFCWD_A_PORT_LEVER))
+		return lever_name(pi->v[PFCWD_A_PORT_LEVER]);
+	if (!has(pi->have, PFCWD_A_PORT_DEVICE_PFC))
+		return NULL;
+	if (has(pi->have, PFCWD_A_PORT_ACTION) &&
+	    pi->v[PFCWD_A_PORT_ACTION] == PFCWD_ACTION_ALERT)
+		return "none";
+	return pi->v[PFCWD_A_PORT_DEVICE_PFC] ? "pfc_en" : "datapath";
 }
 
 /* The port's attributes that go into JSON objects of @kind (AK_*). */
 void json_port_members(const struct port_info *pi, unsigned int kind)
 {
+	const char *lever = port_lever(pi);
 	size_t i;
 
 	for (i = 0; i < n_port_keys; i++) {
@@ -327,6 +357,10 @@ void json_port_members(const struct port_info *pi, unsigned int kind)
 			jw_str(k->key, pi->profile);
 		else
 			json_attr(k, pi->v[k->type]);
+	}
+	if ((kind & AK_SHOW) && lever) {
+		jw_str("lever", lever);
+		jw_bool("rdma_covered", !strcmp(lever, "pfc_en"));
 	}
 }
 

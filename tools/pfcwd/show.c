@@ -101,6 +101,22 @@ static const char *device_lever(const struct port_info *pi)
 	return "datapath only";
 }
 
+/* What a mitigation reaches, in the words an operator of RoCE looks for. */
+static void show_reach(const struct port_info *pi)
+{
+	const char *lever = port_lever(pi);
+
+	if (!lever)
+		return;
+	if (!strcmp(lever, "none"))
+		printf("    mitigation reaches: nothing (action alert)\n");
+	else if (!strcmp(lever, "pfc_en"))
+		printf("    mitigation reaches: kernel traffic and RDMA (lever pfc_en)\n");
+	else
+		printf("    mitigation reaches: %s: RDMA stays paused\n",
+		       "kernel traffic only (lever datapath)");
+}
+
 /*
  * The device side: profile, counter refresh, device-action and its lever,
  * counter reads.  Nothing from a kernel that does not report them.
@@ -155,6 +171,7 @@ static void show_device(const struct port_info *pi)
 	    has(pi->have, PFCWD_A_PORT_SOURCE) &&
 	    pi->v[PFCWD_A_PORT_SOURCE] == PFCWD_SOURCE_NONE)
 		printf("    no PFC counters: storms cannot be seen\n");
+	show_reach(pi);
 }
 
 /*

@@ -162,6 +162,29 @@ const char *device_action_name(uint64_t da)
 	return name_of(device_actions, ARRAY_SIZE(device_actions), da);
 }
 
+const char *lever_name(uint64_t lever)
+{
+	static const char *const names[] = {
+		[PFCWD_LEVER_NONE] = "none",
+		[PFCWD_LEVER_DATAPATH] = "datapath",
+		[PFCWD_LEVER_PFC_EN] = "pfc_en",
+	};
+
+	return name_of(names, ARRAY_SIZE(names), lever);
+}
+
+/* What a lever reaches, in the words of the kernel's detection log line. */
+const char *lever_reach(uint64_t lever)
+{
+	static const char *const words[] = {
+		[PFCWD_LEVER_NONE] = "lever none",
+		[PFCWD_LEVER_DATAPATH] = "lever datapath: RDMA stays paused",
+		[PFCWD_LEVER_PFC_EN] = "lever pfc_en: RDMA covered",
+	};
+
+	return name_of(words, ARRAY_SIZE(words), lever);
+}
+
 const char *state_name(uint64_t state)
 {
 	static const char *const names[] = {

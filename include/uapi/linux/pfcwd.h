@@ -85,6 +85,17 @@ enum pfcwd_device_action {
 
 #define PFCWD_DEVICE_ACTION_MAX	(__PFCWD_DEVICE_ACTION_CNT - 1)
 
+/*
+ * What a mitigation acts through: none (action alert), pfcwd's datapath
+ * only (kernel traffic: RDMA bypasses the qdisc and stays paused), or the
+ * device's pfc_en as well (RDMA too).
+ */
+enum pfcwd_lever {
+	PFCWD_LEVER_NONE,
+	PFCWD_LEVER_DATAPATH,
+	PFCWD_LEVER_PFC_EN,
+};
+
 /* State of one priority. */
 enum pfcwd_prio_state {
 	PFCWD_PRIO_STATE_OPERATIONAL,	/* lossless, watched */
@@ -208,6 +219,8 @@ enum {
 	PFCWD_A_PORT_PHASE_PUBS,	/* u64: publications the totals alone showed */
 	PFCWD_A_PORT_PUB_WIDTH_US,	/* u32: where publications come, wide; 0 unknown */
 	PFCWD_A_PORT_TX_PROGRESS,	/* u8: a qdisc shows transmit progress */
+	PFCWD_A_PORT_LEVER,		/* u32: enum pfcwd_lever, port's action */
+	PFCWD_A_PORT_RDMA_COVERED,	/* u8: that lever reaches RDMA */
 	__PFCWD_A_PORT_CNT
 };
 
@@ -270,6 +283,8 @@ enum {
 	PFCWD_A_PRIO_RATE_TX_EVENTS,	/* u64: pause-rate events, sent */
 	PFCWD_A_PRIO_PFC_REENABLED,	/* u64: stormed prio put back in pfc_en */
 	PFCWD_A_PRIO_XOFF_WHILE_TX,	/* u64: samples of XOFF while sending */
+	PFCWD_A_PRIO_LEVER,		/* u32: enum pfcwd_lever, this storm's */
+	PFCWD_A_PRIO_RDMA_COVERED,	/* u8: that lever reaches RDMA */
 	__PFCWD_A_PRIO_CNT
 };
 

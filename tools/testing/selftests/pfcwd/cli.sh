@@ -115,6 +115,15 @@ test_show_set() {
 	return 0
 }
 
+# expect_reach DEV LEVER RDMA TEXT: what show says a mitigation reaches,
+# as JSON (lever, rdma_covered) and as its text line.
+expect_reach() {
+	expect_eq "$(show_val "$1" '[.lever, .rdma_covered] | tostring')" \
+		"[\"$2\",$3]" "$1: lever and RDMA"
+	"$PFCWD" show dev "$1" | grep -qxF "    mitigation reaches: $4" ||
+		fail "$1: no \"mitigation reaches: $4\": $("$PFCWD" show dev "$1")"
+}
+
 # device-action through the command, read back by the command, sysfs and
 # netlink; the device side of show, as JSON and as text.
 test_device_action() {
@@ -140,6 +149,10 @@ test_device_action() {
 	[ "$(echo "$j" | jq '.[0].granularity_us')" -gt 0 ] || fail "granularity_us: $j"
 	"$PFCWD" show dev sw1 | grep -qE '^    profile generic refresh live device-action auto \(pfc_en\) reads/s [1-9][0-9]* forced reads [0-9]+ read errors 0 setpfc errors 0 nic-prevention off$' ||
 		fail "human show: $("$PFCWD" show dev sw1)"
+	expect_reach sw1 pfc_en true 'kernel traffic and RDMA (lever pfc_en)'
+	"$PFCWD" set dev sw1 action alert || fail "set action alert"
+	expect_reach sw1 none false 'nothing (action alert)'
+	"$PFCWD" set dev sw1 action drop || fail "set action drop"
 
 	"$PFCWD" set dev sw1 device-action off || fail "set device-action off"
 	expect_eq "$(show_val sw1 '[.device_action, .device_pfc] | tostring')" '["off",false]' "off"
@@ -147,10 +160,13 @@ test_device_action() {
 	expect_eq "$(python3 -S "$SELFTEST_DIR/genl.py" get sw1 | jq .device_action)" 2 "netlink after set off"
 	"$PFCWD" show dev sw1 | grep -q ' device-action off (datapath only) ' ||
 		fail "human show, off: $("$PFCWD" show dev sw1)"
+	expect_reach sw1 datapath false \
+		'kernel traffic only (lever datapath): RDMA stays paused'
 	echo on > /sys/class/net/sw1/pfcwd/device_action || fail "sysfs on"
 	expect_eq "$(show_val sw1 '[.device_action, .device_pfc] | tostring')" '["on",true]' "sysfs on seen"
 	"$PFCWD" show dev sw1 | grep -q ' device-action on (pfc_en) ' ||
 		fail "human show, on: $("$PFCWD" show dev sw1)"
+	expect_reach sw1 pfc_en true 'kernel traffic and RDMA (lever pfc_en)'
 	python3 -S "$SELFTEST_DIR/genl.py" set sw1 device_action=0 || fail "netlink auto"
 	expect_eq "$(show_val sw1 .device_action)" auto "netlink auto seen"
 	"$PFCWD" se d sw1 device-a off det 120 || fail "abbreviated, with another knob"
@@ -168,6 +184,8 @@ test_device_action() {
 	"$PFCWD" show dev va | grep -q ' device-action auto (datapath only: no DCB) ' ||
 		fail "human show, veth: $("$PFCWD" show dev va)"
 	"$PFCWD" show dev va | grep -q 'no PFC counters' && fail "veth has software PFC"
+	expect_reach va datapath false \
+		'kernel traffic only (lever datapath): RDMA stays paused'
 	ip link del va
 	return 0
 }
@@ -335,6 +353,8 @@ test_monitor() {
 	expect_eq "$(echo "$d" | jq -c '[.event, .ifname, .ifindex, .prio, .state, .action, .detected]')" \
 		"[\"storm-detected\",\"sw1\",$(cat /sys/class/net/sw1/ifindex),3,\"stormed\",\"drop\",1]" \
 		"storm-detected event"
+	expect_eq "$(echo "$d" | jq -c '[.lever, .rdma_covered]')" '["pfc_en",true]' \
+		"storm-detected event: lever and RDMA"
 	expect_eq "$(echo "$r" | jq -c '[.event, .ifname, .prio, .state, .action, .restored]')" \
 		'["storm-restored","sw1",3,"operational","drop",1]' "storm-restored event"
 	local de re
@@ -349,7 +369,7 @@ test_monitor() {
 		fail "storm duration vs event times"
 	echo "$d" | jq -e '.time | test("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}\\.[0-9]{6}Z$")' \
 		>/dev/null || fail "time: $(echo "$d" | jq .time)"
-	grep -qE '^[0-9-]+ [0-9:.]+ sw1 prio 3: PFC storm detected, action drop \(paused [0-9.]+ ms\)$' \
+	grep -qE '^[0-9-]+ [0-9:.]+ sw1 prio 3: PFC storm detected, action drop \(paused [0-9.]+ ms\), lever pfc_en: RDMA covered$' \
 		/tmp/mon.txt || fail "human detected line"
 	grep -qE '^[0-9-]+ [0-9:.]+ sw1 prio 3: PFC storm restored after [0-9.]+ m?s \(tx dropped [0-9]+, rx dropped [0-9]+, tx forwarded 0\)$' \
 		/tmp/mon.txt || fail "human restored line"

@@ -88,7 +88,7 @@ U64_PRIO = {k for k in PRIO if k not in
              'backoff_level', 'effective_restore_ms', 'detect_ms',
              'restore_ms', 'warn_ms', 'policy_action', 'defaults',
              'overrides', 'effective_detect_ms', 'effective_warn_ms',
-             'effective_action')}
+             'effective_action', 'lever', 'rdma_covered')}
 PORT_TYPES = {'ifindex': 'u32', 'ifname': 'str', 'enabled': 'u8',
               'detect_ms': 'u32', 'restore_ms': 'u32', 'action': 'u32',
               'prios': 'u8', 'storm_limit': 'u32', 'stormed': 'u8',
@@ -104,7 +104,7 @@ PORT_TYPES = {'ifindex': 'u32', 'ifname': 'str', 'enabled': 'u8',
               'effective_rate_window_ms': 'u32', 'rate_direction': 'u8',
               'rate_pps': 'u64', 'rate_duration_ms': 'u32', 'backoff': 'u8',
               'phase': 'u8', 'phase_pubs': 'u64', 'pub_width_us': 'u32',
-              'tx_progress': 'u8'}
+              'tx_progress': 'u8', 'lever': 'u32', 'rdma_covered': 'u8'}
 
 
 def attr(t, payload):
@@ -251,7 +251,7 @@ def decode_prio(data):
             continue
         if name in U64_PRIO:
             out[name] = struct.unpack('Q', v)[0]
-        elif name in ('prio', 'watched'):
+        elif name in ('prio', 'watched', 'rdma_covered'):
             out[name] = v[0]
         else:
             out[name] = struct.unpack('I', v)[0]

@@ -237,6 +237,56 @@ test_read_rate_stalled() {
 	expect_eq "$(pstat ps 3 detected)" 0 "ps: no storm before T0"
 }
 
+# What a mitigation reaches under the default device-action auto, per
+# profile, as the README's NIC table states it: pfcwd show must say it.
+# The line a port's creation logs where auto stays out of pfc_en because
+# changing it disrupts the port, with that cost; none elsewhere (bnxt and
+# mlxsw use pfc_en, ixgbe has no RDMA, the others no pause counters).
+REACH_COST_mlx5="the link bounces at each pfc_en change"
+REACH_COST_i40e="each pfc_en change quiesces every VSI"
+REACH_COST_ice="each pfc_en change closes and reopens the interface"
+REACH_COST_hns3="each pfc_en change restarts the port"
+expect_announced() {
+	local cost=REACH_COST_$2 n
+
+	n=$(klog | grep -c "pfcwd: $1: device-action auto mitigates kernel traffic only")
+	if [ -z "${!cost}" ]; then
+		expect_eq "$n" 0 "$1: no RoCE line on $2"
+		return
+	fi
+	expect_eq "$n" 1 "$1: one RoCE line on $2"
+	klog | grep -qF "pfcwd: $1: device-action auto mitigates kernel traffic only: RoCE on a stormed priority stays paused unless device-action on, which costs on $2: ${!cost}" ||
+		fail "$1: the RoCE line does not give what on costs on $2"
+}
+
+test_reach() {
+	local pd p want rdma
+
+	reset_all
+	for pd in mlx5:datapath mlxsw:pfc_en bnxt:pfc_en ice:datapath \
+		  i40e:datapath ixgbe:datapath hns3:datapath qede:datapath \
+		  cxgb4:datapath octeontx2:datapath ideal:pfc_en; do
+		p=${pd%%:*}
+		want=${pd#*:}
+		rdma=false
+		[ "$want" = pfc_en ] && rdma=true
+		profiled_port "r$p" "$p"
+		expect_eq "$("$PFCWD_TOP/build/tools/pfcwd" -j show dev "r$p" |
+			    jq -c '.[0] | [.device_action, .lever, .rdma_covered, .prio[3].lever, .prio[3].rdma_covered]')" \
+			"[\"auto\",\"$want\",$rdma,\"$want\",$rdma]" "r$p: what auto reaches"
+		expect_announced "r$p" "$p"
+		if [ "$rdma" = true ]; then
+			"$PFCWD_TOP/build/tools/pfcwd" show dev "r$p" |
+				grep -qx '    mitigation reaches: kernel traffic and RDMA (lever pfc_en)' ||
+				fail "r$p: show does not say RDMA is covered"
+		else
+			"$PFCWD_TOP/build/tools/pfcwd" show dev "r$p" |
+				grep -qx '    mitigation reaches: kernel traffic only (lever datapath): RDMA stays paused' ||
+				fail "r$p: show does not say RDMA stays paused"
+		fi
+	done
+}
+
 # Drivers without pause counters: pfcwd says so, and what it can still see
 # is a TX queue that stops sending.  pfcsim with tx_ring 0 stops a paused
 # class's queues at once (its stand-in for a ring that cannot drain), so
@@ -848,6 +898,7 @@ TESTS=(
 	"test_nic_prevention_last_frames	profiles: the NIC's stopped pause matched to its priority when an earlier read counted its last frames"
 	"test_detached	profiles: a detached device gets no driver call (poller, port-get), service once back; ops inside begin/complete"
 	"test_learnt_period_returns	profiles: a learnt refresh period goes once the counters prove live"
+	"test_reach	profiles: pfcwd show says what auto reaches on every profile: the datapath, or pfc_en and RDMA"
 )
 
 tap_main "$@"

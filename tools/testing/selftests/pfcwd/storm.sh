@@ -44,7 +44,7 @@ test_timing_200ms() {
 	watched_port sw1
 	expect_eq "$(knob sw1 detection_time_ms)/$(knob sw1 restoration_time_ms)" 200/200 "defaults"
 	judged timing sw1 3 10 --json "$PFCWD_RESULTS/timing-200-$(uname -r).json"
-	n=$(klog | grep -cE "pfcwd: sw1 prio 3: PFC storm detected, action drop \(paused 2[0-9]{2} ms\)")
+	n=$(klog | grep -cE "pfcwd: sw1 prio 3: PFC storm detected, action drop \(paused 2[0-9]{2} ms\), lever pfc_en: RDMA covered$")
 	expect_eq "$n" 10 "detection log lines"
 	n=$(klog | grep -cE "pfcwd: sw1 prio 3: PFC storm restored after [0-9]+ ms \(tx dropped 0, rx dropped 0\)")
 	expect_eq "$n" 10 "restoration log lines"
@@ -356,7 +356,8 @@ test_actions() {
 	sim sw1 rx_storm 3
 	wait_stat sw1 3 state stormed 3
 	expect_eq "$(pfc_on sw1)" "3 4" "alert leaves pfc_en alone"
-	klog | grep -q "pfcwd: sw1 prio 3: PFC storm detected, action alert" || fail "alert log"
+	klog | grep -qE "pfcwd: sw1 prio 3: PFC storm detected, action alert \(paused [0-9]+ ms\), lever none$" ||
+		fail "alert log"
 	sim sw1 rx_storm ""
 	wait_stat sw1 3 state operational 3
 	set_knob sw1 action forward
@@ -366,6 +367,14 @@ test_actions() {
 	sim sw1 rx_storm ""
 	wait_stat sw1 3 state operational 3
 	expect_eq "$(pfc_on sw1)" "3 4" "forward restored"
+	set_knob sw1 device_action off
+	sim sw1 rx_storm 3
+	wait_stat sw1 3 state stormed 3
+	expect_eq "$(pfc_on sw1)" "3 4" "device-action off leaves pfc_en alone"
+	klog | grep -qE "pfcwd: sw1 prio 3: PFC storm detected, action forward \(paused [0-9]+ ms\), lever datapath: RDMA stays paused$" ||
+		fail "no detection log line saying RDMA stays paused"
+	sim sw1 rx_storm ""
+	wait_stat sw1 3 state operational 3
 }
 
 test_operator_pfc_change() {

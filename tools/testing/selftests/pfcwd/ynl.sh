@@ -185,6 +185,9 @@ test_ynl_get() {
 	check_port_vs_sysfs sw1 "$j"
 	expect_eq "$(jqc "$j" '[."detect-ms", .qdiscs, .held, .source, .enabled]')" \
 		'[150,1,0,"dcb",1]' "sw1: detect, one qdisc, not held, dcb source"
+	# pfcsim's ideal device: auto takes a stormed priority out of pfc_en.
+	expect_eq "$(jqc "$j" '[.lever, ."rdma-covered", .prio[3].lever, .prio[3]."rdma-covered"]')" \
+		'["pfc-en",1,"pfc-en",1]' "sw1: drop under auto reaches RDMA through pfc_en"
 	expect_eq "$(jqc "$j" '[.prio[].state] | unique')" '["operational"]' "all operational"
 	expect_eq "$(jqc "$j" '.prio[6]."tx-packets"')" "$(ethtool_stat sw1 tx_prio6_packets)" \
 		"tx-packets of prio 6 vs ethtool"
@@ -230,6 +233,8 @@ test_ynl_set() {
 		"[1,0,250]" "sw2 backoff on; prio 3 at level 0, T1"
 	expect_eq "$(jqc "$j" '[.held, .qdiscs]')" "[1,0]" "sw2 held, no qdisc"
 	expect_eq "$(jqc "$j" '[."device-action", ."device-pfc"]')" '["off",0]' "sw2 device-action off"
+	expect_eq "$(jqc "$j" '[.lever, ."rdma-covered", .prio[3].lever, .prio[3]."rdma-covered"]')" \
+		'["datapath",0,"datapath",0]' "sw2: device-action off leaves RDMA paused"
 	ynl_set '{"ifname": "sw2", "device-action": 1}'
 	expect_eq "$(knob sw2 device_action)" on "device-action 1 (on) by number"
 	expect_eq "$(sysfs_cfg sw1)" "$sw1_before" "sw1 untouched"
@@ -238,6 +243,8 @@ test_ynl_set() {
 	ynl_set '{"ifname": "sw2", "action": 2, "backoff": 0}'
 	expect_eq "$(knob sw2 action)/$(knob sw2 detection_time_ms)/$(knob sw2 restore_backoff)" \
 		alert/150/0 "action 2 and backoff 0 alone"
+	expect_eq "$(jqc "$(ynl_get sw2)" '[.lever, ."rdma-covered", .prio[5].lever]')" \
+		'["none",0,"none"]' "sw2: action alert acts through nothing"
 	echo 77 > /sys/class/net/sw2/pfcwd/restoration_time_ms || fail "sysfs"
 	expect_eq "$(jqc "$(ynl_get sw2)" '[."restore-ms", .action, .backoff, .prio[3]."effective-restore-ms"]')" \
 		'[77,"alert",0,77]' "sysfs change seen by port-get"
@@ -415,6 +422,8 @@ test_ynl_events() {
 	expect_eq "$(jqc "$d" '[.ifindex, .ifname, .action, (.prio | length), .prio[0].prio, .prio[0].state, .prio[0].action, .prio[0].detected]')" \
 		"[$idx,\"sw1\",\"drop\",1,3,\"stormed\",\"drop\",1]" \
 		"storm-detected: device, action, one prio nest, prio 3 stormed"
+	expect_eq "$(jqc "$d" '[.prio[0].lever, .prio[0]."rdma-covered"]')" '["pfc-en",1]' \
+		"storm-detected: the lever that acted reaches RDMA"
 	expect_eq "$(jqc "$r" '[.ifindex, .ifname, (.prio | length), .prio[0].prio, .prio[0].state, .prio[0].restored]')" \
 		"[$idx,\"sw1\",1,3,\"operational\",1]" \
 		"storm-restored: device, one prio nest, prio 3 operational"
