@@ -2,8 +2,13 @@
 #
 # pfcwd build.  See README.md.
 #
-#   make                 pfcwd.ko, pfcsim.ko and the tools for Debian's 6.1
+#   make                 pfcwd.ko and the tools for the running kernel, where
+#                        its headers are installed; else as make KVER=6.1
+#   make KVER=6.1        pfcwd.ko, pfcsim.ko and the tools for the test VM's
+#                        Debian 6.1 (installs the test harness first)
 #   make KVER=6.12       the same for Debian's 6.12
+#   make KVER=RELEASE    pfcwd.ko and the tools for an installed kernel's
+#                        headers (/lib/modules/RELEASE/build); no test harness
 #   make check           deps, both kernels, unit tests, VM selftests
 #   make demo            a storm story on a simulated port, in a VM
 #   make lint            W=1, sparse (C=2), checkpatch --strict
@@ -20,20 +25,35 @@
 # the VM kernel tree (build/kernels/<release>/lib/modules/<release>/extra)
 # so that modprobe and qdisc autoload work in the guest.
 
-KVER ?= 6.1
+# Without KVER: the running kernel where its headers are installed (a
+# production host), else the test harness's 6.1 (a development machine).
+KRELEASE ?= $(shell uname -r)
+ifeq ($(origin KVER),undefined)
+KVER := $(if $(wildcard /lib/modules/$(KRELEASE)/build/Makefile),$(KRELEASE),6.1)
+endif
 TOP := $(CURDIR)
 BUILD := $(TOP)/build
 OUT ?= $(BUILD)/$(KVER)
 
-ifneq ($(filter-out 6.1 6.12 debug,$(KVER)),)
-$(error KVER must be 6.1, 6.12 or debug)
+# A test kernel (6.1, 6.12, debug: booted in the VM, set up by the test
+# harness), or an installed kernel's release (its headers, nothing else).
+ifeq ($(filter 6.1 6.12 debug,$(KVER)),)
+HOST_KERNEL := 1
+ifeq ($(wildcard /lib/modules/$(KVER)/build/Makefile),)
+$(error KVER must be 6.1, 6.12, debug or an installed kernel's release with its headers (/lib/modules/$(KVER)/build), not '$(KVER)')
+endif
 endif
 
+ifdef HOST_KERNEL
+REL = $(KVER)
+KDIR = /lib/modules/$(KVER)/build
+else
 REL = $(shell cat $(BUILD)/kernels/$(KVER).release 2>/dev/null)
+endif
 ifeq ($(KVER),debug)
 # The debug kernel's own build tree (scripts/debug-kernel).
 KDIR = $(BUILD)/kernels/$(REL)/lib/modules/$(REL)/build
-else
+else ifndef HOST_KERNEL
 KDIR = /lib/modules/$(REL)/build
 endif
 
@@ -47,10 +67,15 @@ SELFTEST_DIR := tools/testing/selftests/pfcwd
 SELFTEST_BINS := $(BUILD)/tools/pfcwd-pkt
 UNIT_DIR := tools/testing/unit
 
-.PHONY: all modules tools deps install-vm unit check demo lint bench soak clean \
+.PHONY: all modules tools test-tools deps install-vm unit check demo lint bench soak clean \
 	debug-kernel check-debug install install-tools uninstall dkms-src deb
 
-all: modules tools install-vm
+ifdef HOST_KERNEL
+# The module for that kernel and the user's tools: nothing of the tests.
+all: modules tools
+else
+all: modules tools test-tools install-vm
+endif
 
 deps:
 	@scripts/deps.sh
@@ -61,15 +86,17 @@ $(BUILD)/kernels/6.1.release $(BUILD)/kernels/6.12.release:
 $(BUILD)/kernels/debug.release:
 	@scripts/debug-kernel
 
-modules: $(BUILD)/kernels/$(KVER).release
+# An installed kernel's build makes pfcwd.ko alone (no pfcsim).
+modules: $(if $(HOST_KERNEL),,$(BUILD)/kernels/$(KVER).release)
 	@mkdir -p $(OUT)/src
 	@find $(OUT)/src -xtype l -delete
 	@cd $(OUT)/src && for f in $(KSRC_FILES); do \
 		mkdir -p "$$(dirname "$$f")"; \
 		ln -sfn "$(TOP)/$$f" "$$f"; \
 	done
-	$(MAKE) -C $(KDIR) M=$(OUT)/src modules $(if $(W),W=$(W)) $(if $(C),C=$(C) CHECK="sparse -Wno-unknown-attribute")
-	@cp $(OUT)/src/pfcwd.ko $(OUT)/src/tools/testing/pfcsim/pfcsim.ko $(OUT)/
+	$(MAKE) -C $(KDIR) M=$(OUT)/src modules $(if $(HOST_KERNEL),PFCWD_ONLY=1) \
+		$(if $(W),W=$(W)) $(if $(C),C=$(C) CHECK="sparse -Wno-unknown-attribute")
+	@cp $(OUT)/src/pfcwd.ko $(if $(HOST_KERNEL),,$(OUT)/src/tools/testing/pfcsim/pfcsim.ko) $(OUT)/
 
 # Make the modules visible to modprobe (and qdisc autoload) in the VM.
 install-vm: modules
@@ -77,7 +104,8 @@ install-vm: modules
 	mkdir -p $$d && cp $(OUT)/pfcwd.ko $(OUT)/pfcsim.ko $$d/ && \
 	depmod -b $(BUILD)/kernels/$(REL) $(REL)
 
-tools: $(SELFTEST_BINS)
+# The test suite's own programs: never installed, not in make tools.
+test-tools: $(SELFTEST_BINS)
 
 # The pfcwd command (tools/pfcwd, libmnl); shares pfcwd/prio_list.c with
 # the module.

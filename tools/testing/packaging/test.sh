@@ -9,7 +9,7 @@
 # /var/lib/dkms and /usr/src are left alone), and make deb (both packages,
 # their contents, lintian without errors).
 #
-# Needs the artifacts of `make` and `make KVER=6.12`, root (dkms), and the
+# Needs the artifacts of `make KVER=6.1` and `make KVER=6.12`, root (dkms), and the
 # Debian packages of scripts/deps.sh; a missing tool or artifact is a
 # failure, never a skip.  No VM.  About 2 minutes on a 2-core machine.
 #
@@ -35,7 +35,7 @@ logf=$tmp/log
 
 num=0
 failed=0
-plan=42
+plan=46
 
 echo "TAP version 13"
 echo "1..$plan"
@@ -223,6 +223,54 @@ refuses_32bit() {
 		! ls "$t"/pfcwd/*.o > /dev/null 2>&1
 }
 ok "a kernel without CONFIG_64BIT is refused, with the reason" refuses_32bit
+
+# --- a production host: make for the running kernel's headers ---------------
+
+# On a host with its running kernel's headers, plain make builds pfcwd.ko
+# for that kernel and the user's tools, and nothing of the test harness.
+# A copy of the tree without scripts/deps.sh (make would fail if it ran
+# the harness's installer), with the 6.12 headers as the running kernel's.
+prod=$tmp/prod
+prod_release=${rel[6.12]}
+prod_build() {
+	mkdir -p "$prod/tools/testing" "$prod/scripts" &&
+		cp -a Makefile Kbuild VERSION include pfcwd net_sched "$prod/" &&
+		cp -a tools/pfcwd "$prod/tools/" &&
+		cp -a tools/testing/pfcsim "$prod/tools/testing/" &&
+		cp -a scripts/install "$prod/scripts/" || return 1
+	run make -s -j2 -C "$prod" KRELEASE="$prod_release" || return 1
+	ls -R "$prod/build" >> "$logf"
+	[ "$(modinfo -F vermagic "$prod/build/$prod_release/pfcwd.ko" | cut -d' ' -f1)" = "$prod_release" ] &&
+		[ -x "$prod/build/tools/pfcwd" ] && [ -e "$prod/build/tools/q_pfcwd.so" ] &&
+		[ ! -e "$prod/build/$prod_release/pfcsim.ko" ] &&
+		[ ! -e "$prod/build/kernels" ] && [ ! -e "$prod/build/tools/pfcwd-pkt" ]
+}
+ok "make without KVER builds for the running kernel's headers, no test harness" prod_build
+
+prod_install() {
+	local r=$prod_release
+
+	rm -rf "$dest"
+	run make -s -C "$prod" KRELEASE="$r" install DESTDIR="$dest" || return 1
+	files_as_expected "$r" && vermagic_is "$r" && depmod_lists "$r"
+}
+ok "make install without KVER installs that kernel's module and the tools" prod_install
+
+prod_uninstall() {
+	run make -s -C "$prod" KRELEASE="$prod_release" uninstall DESTDIR="$dest" &&
+		empty_dest
+}
+ok "make uninstall without KVER leaves nothing behind" prod_uninstall
+
+unknown_kver() {
+	local o rc
+
+	o=$(make -s -C "$prod" KVER=0.0.0-none 2>&1)
+	rc=$?
+	diag "$o"
+	[ $rc != 0 ] && grep -q "KVER must be 6.1, 6.12, debug or an installed kernel's release" <<< "$o"
+}
+ok "a KVER without headers is refused, with the reason" unknown_kver
 
 # --- DKMS, in a sandbox -----------------------------------------------------
 
