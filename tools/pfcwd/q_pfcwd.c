@@ -13,7 +13,8 @@
  * /usr/lib/x86_64-linux-gnu/tc) and the descriptor "pfcwd_qdisc_util" in it.
  * The descriptor's layout and the helpers called back in tc are declared
  * in tc_iproute2.h, which says which iproute2 it matches and how that was
- * established.  Options become TCA_PFCWD_* attributes nested in
+ * established; at load the plugin checks tc against it (pfcwd_check_tc()).
+ * Options become TCA_PFCWD_* attributes nested in
  * TCA_OPTIONS (include/uapi/linux/pfcwd.h); the kernel checks them again.
  *
  * Plain output: the options as they are typed ("detect 200ms"; warn and
@@ -67,8 +68,9 @@ static void pfcwd_usage(void)
 		"  lossless the watched priorities 0-7, e.g. 3,4 or 0-2,5; none: no priority\n"
 		"  limit    packets per band, 1-%u\n"
 		"detect, restore, action, lossless, warn and backoff configure the device's watchdog\n"
-		"(the values of /sys/class/net/DEV/pfcwd/); limit is the qdisc's own.\n",
-		PFCWD_LIMIT_MAX);
+		"(the values of /sys/class/net/DEV/pfcwd/); limit is the qdisc's own.\n"
+		"This plugin was built for %s.\n",
+		PFCWD_LIMIT_MAX, TC_IPROUTE2_BUILT_FOR);
 }
 
 /* Parses a decimal number in [min, max], with an optional unit suffix. */
@@ -532,3 +534,24 @@ struct tc_qdisc_plugin pfcwd_qdisc_util = {
 	.print_qopt	= pfcwd_print_qopt,
 	.print_xstats	= pfcwd_print_xstats,
 };
+
+/*
+ * At dlopen(), before tc reads our descriptor: a tc whose own prio
+ * descriptor does not have its kind where ours has would call our slots as
+ * something else.  Then offer nothing but the kind, as if no plugin were
+ * installed, and say why once.
+ */
+__attribute__((constructor)) static void pfcwd_check_tc(void)
+{
+	const struct tc_qdisc_plugin *prio = &prio_qdisc_util;
+
+	if (prio && prio->kind && !strcmp(prio->kind, "prio") &&
+	    prio->parse_qopt && prio->print_qopt)
+		return;
+	pfcwd_qdisc_util.parse_qopt = NULL;
+	pfcwd_qdisc_util.print_qopt = NULL;
+	pfcwd_qdisc_util.print_xstats = NULL;
+	fprintf(stderr,
+		"pfcwd: q_pfcwd.so was built for %s; this tc lays out its qdisc descriptors otherwise: pfcwd options are not parsed or printed\n",
+		TC_IPROUTE2_BUILT_FOR);
+}

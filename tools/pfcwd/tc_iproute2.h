@@ -67,6 +67,17 @@ struct tc_qdisc_plugin {
 			 uint32_t block, bool *has);
 };
 
+/* What the layout above was established against, for the user. */
+#define TC_IPROUTE2_BUILT_FOR \
+	"iproute2 6.1.0 (Debian 12's tc, package iproute2 6.1.0-3, x86_64)"
+
+/*
+ * A built-in descriptor of tc's, exported (-rdynamic): its kind at the slot
+ * above tells at load whether this tc lays descriptors out as we do.
+ */
+extern struct tc_qdisc_plugin prio_qdisc_util;
+#pragma weak prio_qdisc_util
+
 /* Output type bits and the "no colour" value of the print helpers. */
 #define TC_OUT_PLAIN	1
 #define TC_OUT_JSON	2

@@ -35,7 +35,7 @@ logf=$tmp/log
 
 num=0
 failed=0
-plan=46
+plan=49
 
 echo "TAP version 13"
 echo "1..$plan"
@@ -178,6 +178,38 @@ tc_loads_plugin() {
 	grep -q 'detect' <<< "$o" && ! grep -q 'Unknown qdisc' <<< "$o"
 }
 ok "tc loads the installed q_pfcwd.so (parse-only help)" tc_loads_plugin
+tc_states_iproute2() {
+	local o
+
+	o=$(TC_LIB_DIR=$dest$tcdir tc qdisc add dev lo root pfcwd help 2>&1)
+	diag "$o"
+	grep -qF "This plugin was built for iproute2 6.1.0" <<< "$o" &&
+		! grep -q "lays out its qdisc descriptors otherwise" <<< "$o"
+}
+ok "the plugin states the iproute2 it was built for; Debian's tc passes its check" \
+	tc_states_iproute2
+
+# The check at load, against a stand-in tc whose exported prio descriptor
+# has the iproute2 6.1 layout, or another: then the plugin offers only its
+# kind (tc treats it as a plugin without options) and says why.
+tc_layout=$tmp/tc_layout
+layout_same() {
+	run gcc -O2 -Wall -Wextra -Werror -rdynamic -o "$tc_layout" \
+		tools/testing/packaging/tc_layout.c -ldl || return 1
+	[ "$("$tc_layout" same "$dest$tcdir/q_pfcwd.so" 2>>"$logf")" = "parse print xstats" ]
+}
+ok "a tc with iproute2 6.1's descriptor layout gets every slot" layout_same
+layout_other() {
+	local out err
+
+	out=$("$tc_layout" other "$dest$tcdir/q_pfcwd.so" 2>"$tmp/layout.err")
+	err=$(cat "$tmp/layout.err")
+	diag "stdout: $out; stderr: $err"
+	[ "$out" = none ] &&
+		grep -qF "pfcwd: q_pfcwd.so was built for iproute2 6.1.0" <<< "$err" &&
+		grep -qF "pfcwd options are not parsed or printed" <<< "$err"
+}
+ok "a tc laid out otherwise gets no slot, and is told why" layout_other
 
 conf=$dest/etc/pfcwd.conf
 echo "# changed by the admin" >> "$conf"
