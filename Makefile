@@ -112,7 +112,7 @@ test-tools: $(SELFTEST_BINS)
 tools: $(BUILD)/tools/pfcwd
 PFCWD_CLI_SRCS := $(addprefix tools/pfcwd/,main.c genl.c port.c show.c set.c \
 	monitor.c headroom.c headroom_cmd.c json.c table.c util.c check.c stats.c ports_get.c \
-	metrics.c exporter.c conf.c apply.c rtnl.c history.c) pfcwd/prio_list.c
+	metrics.c exporter.c conf.c apply.c rtnl.c links.c history.c) pfcwd/prio_list.c
 PFCWD_CLI_HDRS := tools/pfcwd/cli.h tools/pfcwd/headroom.h pfcwd/prio_list.h \
 	pfcwd/pure.h include/uapi/linux/pfcwd.h
 

@@ -324,7 +324,7 @@ static int apply_settings(struct apply_ctx *a, const char *dev,
 		apply_u32(a, req, pi, PFCWD_A_PORT_ACTION, "action", s->action,
 			  action_name);
 	if (s->has & CONF_HAS_STORM_LIMIT)
-		apply_u32(a, req, pi, PFCWD_A_PORT_STORM_LIMIT, "limit",
+		apply_u32(a, req, pi, PFCWD_A_PORT_STORM_LIMIT, "storm-limit",
 			  s->storm_limit, NULL);
 	if (s->has & CONF_HAS_DEVICE_ACTION)
 		apply_u32(a, req, pi, PFCWD_A_PORT_DEVICE_ACTION,
@@ -448,6 +448,7 @@ int cmd_apply(int argc, char **argv)
 {
 	const char *file = APPLY_DEFAULT_FILE, *dev = NULL;
 	struct apply_ctx a = { 0 };
+	struct virtual_links virt = { 0 };
 	struct if_nameindex *ifs = NULL, *i;
 	struct conf c;
 	struct conf_set s;
@@ -497,6 +498,10 @@ int cmd_apply(int argc, char **argv)
 		genl_perror(&a.r, "dump of the qdiscs");
 		goto out;
 	}
+	if (links_virtual(&a.r, &virt)) {
+		genl_perror(&a.r, "dump of the links");
+		goto out;
+	}
 	if (cli.json) {
 		jw_init(stdout, cli.pretty);
 		jw_arr_open(NULL);
@@ -504,7 +509,8 @@ int cmd_apply(int argc, char **argv)
 	for (i = ifs; i->if_index; i++) {
 		if (only && i->if_index != only)
 			continue;
-		if (!conf_resolve(&c, i->if_name, &s, NULL))
+		if (!conf_resolve(&c, i->if_name,
+				  links_is_virtual(&virt, i->if_index), &s, NULL))
 			continue;
 		if (apply_dev(&a, i->if_name, i->if_index, &s))
 			failed++;
@@ -525,5 +531,6 @@ out:
 	conf_free(&c);
 	free(a.ports.v);
 	free(a.roots.v);
+	free(virt.v);
 	return ret;
 }

@@ -255,6 +255,7 @@ struct conf_set {
 
 struct conf_rule {
 	char pattern[64];	/* a device name or an fnmatch(3) glob */
+	bool virtual_too;	/* the glob matches loopback, virtual devices */
 	unsigned int line;
 	struct conf_set set;
 };
@@ -267,7 +268,8 @@ struct conf {
 };
 
 int conf_parse(FILE *f, const char *name, struct conf *c);
-bool conf_resolve(const struct conf *c, const char *ifname,
+/* @virt: @ifname is loopback or virtual (links.c). */
+bool conf_resolve(const struct conf *c, const char *ifname, bool virt,
 		  struct conf_set *out, unsigned int *last_line);
 bool conf_pattern_is_glob(const char *pattern);
 void conf_free(struct conf *c);
@@ -293,6 +295,16 @@ const struct root_qdisc *rtnl_root_of(const struct root_qdiscs *l,
 int rtnl_pfcwd_replace(struct genl *r, unsigned int ifindex, bool has_limit,
 		       uint32_t limit);
 int rtnl_root_delete(struct genl *r, unsigned int ifindex);
+
+/* ---- links.c ---- */
+struct virtual_links {
+	unsigned int *v;	/* ifindexes: loopback, or with a link kind */
+	size_t n, cap;
+};
+
+/* @r: a socket of genl_open_route(); errors as genl_run()'s. */
+int links_virtual(struct genl *r, struct virtual_links *l);
+bool links_is_virtual(const struct virtual_links *l, unsigned int ifindex);
 
 /* ---- table.c ---- */
 struct table;

@@ -7,17 +7,19 @@
  * The format, one rule per line, in the words of "pfcwd set":
  *
  *	# comment
- *	dev PATTERN [ on | off ] [ detect MS ] [ restore MS ] [ warn MS ]
+ *	dev PATTERN [ virtual ] [ on | off ] [ detect MS ] [ restore MS ] [ warn MS ]
  *		[ backoff on|off ]
  *		[ rate-rx PPS ] [ rate-tx PPS ] [ rate-window MS ]
- *		[ action drop|forward|alert ] [ prio LIST ] [ limit N ]
+ *		[ action drop|forward|alert ] [ prio LIST ] [ storm-limit N ]
  *		[ device-action auto|on|off ]
  *		[ prio-detect P:MS ... ] [ prio-restore P:MS ... ]
  *		[ prio-warn P:MS ... ] [ prio-action P:A ... ]
  *		[ qdisc pfcwd [ limit PACKETS ] | qdisc none ]
  *
  * PATTERN is a device name or a shell glob over names (fnmatch(3):
- * "enp65s0f*", "eth[01]").  A line may be continued with a backslash at its
+ * "enp65s0f*", "eth[01]").  A glob skips loopback and virtual devices
+ * (those made by "ip link add": veth, bridge, dummy, ...) unless the rule
+ * says "virtual": "dev *" means the host's NICs.  A line may be continued with a backslash at its
  * end.  Keywords are written out in full (a file is read by people, and
  * an abbreviation that is unique today may not be tomorrow); each may be
  * given once per line.  "qdisc" comes last, and what follows it is the
@@ -87,7 +89,7 @@ static const struct conf_word conf_words[] = {
 	{ "restore", CONF_HAS_RESTORE },
 	{ "action", CONF_HAS_ACTION },
 	{ "prio", CONF_HAS_PRIOS },
-	{ "limit", CONF_HAS_STORM_LIMIT },
+	{ "storm-limit", CONF_HAS_STORM_LIMIT },
 	{ "device-action", CONF_HAS_DEVICE_ACTION },
 	{ "warn", CONF_HAS_WARN },
 	{ "backoff", CONF_HAS_BACKOFF },
@@ -302,8 +304,17 @@ static int conf_rule(struct conf *c, unsigned int line, char **w, int n)
 		return conf_error(c, line,
 				  "bad device name or pattern \"%s\"", w[1]);
 	snprintf(r.pattern, sizeof(r.pattern), "%s", w[1]);
+
+	if (n > 2 && !strcmp(w[2], "virtual")) {
+		if (!conf_pattern_is_glob(r.pattern))
+			return conf_error(c, line,
+					  "\"virtual\" is for a glob: a name in full matches any device");
+		r.virtual_too = true;
+		w++;
+		n--;
+	}
 	if (n == 2)
-		return conf_error(c, line, "nothing to set for \"%s\"", w[1]);
+		return conf_error(c, line, "nothing to set for \"%s\"", r.pattern);
 
 	for (i = 2; i < n; i++) {
 		if (!strcmp(w[i], "on") || !strcmp(w[i], "off")) {
@@ -327,6 +338,9 @@ static int conf_rule(struct conf *c, unsigned int line, char **w, int n)
 		for (k = 0; k < ARRAY_SIZE(conf_words); k++)
 			if (!strcmp(w[i], conf_words[k].kw))
 				break;
+		if (k == ARRAY_SIZE(conf_words) && !strcmp(w[i], "limit"))
+			return conf_error(c, line,
+					  "\"limit\" goes after \"qdisc pfcwd\"; the storm limit is \"storm-limit N\"");
 		if (k == ARRAY_SIZE(conf_words))
 			return conf_error(c, line, "unknown keyword \"%s\"",
 					  w[i]);
@@ -516,20 +530,24 @@ static void conf_merge(struct conf_set *to, const struct conf_set *from)
 	to->has |= h;
 }
 
-bool conf_resolve(const struct conf *c, const char *ifname,
+bool conf_resolve(const struct conf *c, const char *ifname, bool virt,
 		  struct conf_set *out, unsigned int *last_line)
 {
+	const struct conf_rule *r;
 	bool matched = false;
 	size_t i;
 
 	memset(out, 0, sizeof(*out));
 	for (i = 0; i < c->n; i++) {
-		if (fnmatch(c->rules[i].pattern, ifname, 0))
+		r = &c->rules[i];
+		if (fnmatch(r->pattern, ifname, 0))
 			continue;
-		conf_merge(out, &c->rules[i].set);
+		if (virt && !r->virtual_too && conf_pattern_is_glob(r->pattern))
+			continue;
+		conf_merge(out, &r->set);
 		matched = true;
 		if (last_line)
-			*last_line = c->rules[i].line;
+			*last_line = r->line;
 	}
 	return matched;
 }

@@ -30,7 +30,7 @@ static void usage(FILE *f)
 		"       pfcwd stats --check-storm [ dev DEV ] [ -v | --verbose ]\n"
 		"       pfcwd set dev DEV [ on | off ] [ detect MS ] [ restore MS ]\n"
 		"                         [ action { drop | forward | alert } ]\n"
-		"                         [ prio LIST ] [ limit N ]\n"
+		"                         [ prio LIST ] [ storm-limit N ]\n"
 		"                         [ device-action { auto | on | off } ]\n"
 		"                         [ warn MS ] [ backoff { on | off } ]\n"
 		"                         [ rate-rx PPS ] [ rate-tx PPS ] [ rate-window MS ]\n"

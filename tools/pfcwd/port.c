@@ -405,7 +405,7 @@ const char *port_attr_name(uint16_t type)
 	case PFCWD_A_PORT_PRIOS:
 		return "prio";
 	case PFCWD_A_PORT_STORM_LIMIT:
-		return "limit";
+		return "storm-limit";
 	case PFCWD_A_PORT_DEVICE_ACTION:
 		return "device-action";
 	}

@@ -18,7 +18,7 @@ void usage_set(FILE *f)
 {
 	fprintf(f, "Usage: pfcwd set dev DEV [ on | off ] [ detect MS ] [ restore MS ]\n"
 		   "                        [ action { drop | forward | alert } ]\n"
-		   "                        [ prio LIST ] [ limit N ]\n"
+		   "                        [ prio LIST ] [ storm-limit N ]\n"
 		   "                        [ device-action { auto | on | off } ]\n"
 		   "                        [ warn MS ]   (below detect; 0: off)\n"
 		   "                        [ backoff { on | off } ]   (restore backoff)\n"
@@ -209,9 +209,12 @@ int cmd_set(int argc, char **argv)
 				usage_error("bad device-action \"%s\": expected auto, on or off",
 					    s);
 			has_dev_action = true;
-		} else if (matches(*argv, "limit")) {
-			limit = arg_u32(&argc, &argv, "limit", "storm limit");
+		} else if (matches(*argv, "storm-limit")) {
+			limit = arg_u32(&argc, &argv, "storm-limit",
+					"storm limit");
 			has_limit = true;
+		} else if (!strcmp(*argv, "limit")) {
+			usage_error("set: \"limit\" is tc's packet limit; write \"storm-limit N\"");
 		} else if (matches(*argv, "help")) {
 			usage_set(stdout);
 			exit(EXIT_OK);

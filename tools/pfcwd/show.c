@@ -279,7 +279,7 @@ static void show_human(const struct port_info *pi)
 	if (has(pi->have, PFCWD_A_PORT_ACTION))
 		printf(" action %s", action_name(pi->v[PFCWD_A_PORT_ACTION]));
 	show_prios(pi, PFCWD_A_PORT_PRIOS, "prio");
-	show_num(pi, PFCWD_A_PORT_STORM_LIMIT, " limit %llu");
+	show_num(pi, PFCWD_A_PORT_STORM_LIMIT, " storm-limit %llu");
 	/* Off is the default, and reads like no word at all. */
 	if (pi->v[PFCWD_A_PORT_WARN_MS])
 		show_num(pi, PFCWD_A_PORT_WARN_MS, " warn %llums");

@@ -33,12 +33,12 @@ static void test_full_line(void)
 
 	ok = !parse("# pfcwd\n\n"
 		    "dev eth0 off detect 200ms restore 400 action forward prio 3,4 \\\n"
-		    "  limit 3 device-action off qdisc pfcwd limit 1000  # end\n",
+		    "  storm-limit 3 device-action off qdisc pfcwd limit 1000  # end\n",
 		    &c);
 	tap_ok(ok && c.n == 1, "a full line is one rule");
 	if (!ok)
 		printf("# %s\n", c.err);
-	ok = conf_resolve(&c, "eth0", &s, &line);
+	ok = conf_resolve(&c, "eth0", false, &s, &line);
 	tap_ok(ok && line == 3 && s.has == (CONF_HAS_ENABLED | CONF_HAS_DETECT |
 		  CONF_HAS_RESTORE | CONF_HAS_ACTION | CONF_HAS_PRIOS |
 		  CONF_HAS_STORM_LIMIT | CONF_HAS_DEVICE_ACTION |
@@ -49,7 +49,7 @@ static void test_full_line(void)
 	       s.storm_limit == 3 && s.device_action == PFCWD_DEVICE_ACTION_OFF &&
 	       s.qdisc == CONF_QDISC_PFCWD && s.qdisc_limit == 1000,
 	       "with the values written");
-	tap_ok(!conf_resolve(&c, "eth1", &s, NULL) && !s.has,
+	tap_ok(!conf_resolve(&c, "eth1", false, &s, NULL) && !s.has,
 	       "another device matches nothing");
 	conf_free(&c);
 }
@@ -68,21 +68,45 @@ static void test_merge(void)
 		    "dev enp65s0f1 action drop qdisc pfcwd\n"
 		    "dev lo qdisc none\n", &c);
 	tap_ok(ok && c.n == 4, "continued lines make one rule");
-	conf_resolve(&c, "enp65s0f1", &s, &line);
+	conf_resolve(&c, "enp65s0f1", false, &s, &line);
 	tap_ok(s.detect_ms == 100 && s.action == PFCWD_ACTION_DROP &&
 	       (s.has & CONF_HAS_PRIOS) && s.prios == 0 && line == 5,
 	       "later rules override earlier ones, setting by setting");
 	tap_ok(s.qdisc == CONF_QDISC_PFCWD && !(s.has & CONF_HAS_QDISC_LIMIT),
 	       "a later qdisc clause replaces an earlier one whole");
-	conf_resolve(&c, "enp65s0f0", &s, &line);
+	conf_resolve(&c, "enp65s0f0", false, &s, &line);
 	tap_ok(s.detect_ms == 100 && s.action == PFCWD_ACTION_ALERT &&
 	       s.qdisc_limit == 50 && line == 2,
 	       "a rule continued over lines is numbered by its first");
-	conf_resolve(&c, "lo", &s, NULL);
-	tap_ok(s.qdisc == CONF_QDISC_NONE && s.detect_ms == 500,
-	       "qdisc none, and the defaults of dev *");
+	conf_resolve(&c, "lo", true, &s, NULL);
+	tap_ok(s.qdisc == CONF_QDISC_NONE && !(s.has & CONF_HAS_DETECT),
+	       "loopback named in full: qdisc none, and not dev *'s defaults");
 	tap_ok(conf_pattern_is_glob("enp*") && !conf_pattern_is_glob("eth0"),
 	       "globs told from names");
+	conf_free(&c);
+}
+
+/* A glob skips loopback and virtual devices unless its rule says virtual. */
+static void test_virtual(void)
+{
+	struct conf c;
+	struct conf_set s;
+	int ok;
+
+	ok = !parse("dev * detect 500\n"
+		    "dev veth* virtual action forward\n"
+		    "dev veth0 prio 3\n", &c);
+	tap_ok(ok && c.n == 3 && c.rules[1].virtual_too &&
+	       !c.rules[0].virtual_too, "virtual read after the pattern");
+	conf_resolve(&c, "eth0", false, &s, NULL);
+	tap_ok(s.detect_ms == 500 && !(s.has & CONF_HAS_ACTION),
+	       "a NIC: dev * applies");
+	conf_resolve(&c, "veth0", true, &s, NULL);
+	tap_ok(!(s.has & CONF_HAS_DETECT) &&
+	       s.action == PFCWD_ACTION_FORWARD && s.prios == 0x08,
+	       "a veth: not dev *, but the virtual glob and its own name");
+	tap_ok(!conf_resolve(&c, "lo", true, &s, NULL) && !s.has,
+	       "loopback: no rule");
 	conf_free(&c);
 }
 
@@ -97,13 +121,13 @@ static void test_warn(void)
 		    "dev eth1 warn 0\n"
 		    "dev eth2 warn 250ms detect 300\n", &c);
 	tap_ok(ok && c.n == 3, "warn is read: three rules");
-	conf_resolve(&c, "eth0", &s, NULL);
+	conf_resolve(&c, "eth0", false, &s, NULL);
 	tap_ok((s.has & CONF_HAS_WARN) && s.warn_ms == 100 && s.detect_ms == 500,
 	       "warn 100 with detect 500");
-	conf_resolve(&c, "eth1", &s, NULL);
+	conf_resolve(&c, "eth1", false, &s, NULL);
 	tap_ok((s.has & CONF_HAS_WARN) && s.warn_ms == 0,
 	       "warn 0 (off) is a setting, overriding the earlier rule");
-	conf_resolve(&c, "eth2", &s, NULL);
+	conf_resolve(&c, "eth2", false, &s, NULL);
 	tap_ok(s.warn_ms == 250 && s.detect_ms == 300,
 	       "warn 250ms before detect on the same line: below it, accepted");
 	conf_free(&c);
@@ -116,17 +140,17 @@ static void test_backoff(void)
 	struct conf_set s;
 	int ok;
 
-	ok = !parse("dev * backoff on limit 4\n"
+	ok = !parse("dev * backoff on storm-limit 4\n"
 		    "dev eth1 backoff off\n"
 		    "dev eth2 restore 100\n", &c);
 	tap_ok(ok && c.n == 3, "backoff is read: three rules");
-	conf_resolve(&c, "eth0", &s, NULL);
+	conf_resolve(&c, "eth0", false, &s, NULL);
 	tap_ok((s.has & CONF_HAS_BACKOFF) && s.backoff == 1 &&
 	       s.storm_limit == 4, "backoff on, with a storm limit");
-	conf_resolve(&c, "eth1", &s, NULL);
+	conf_resolve(&c, "eth1", false, &s, NULL);
 	tap_ok((s.has & CONF_HAS_BACKOFF) && s.backoff == 0,
 	       "backoff off is a setting, overriding the earlier rule");
-	conf_resolve(&c, "eth2", &s, NULL);
+	conf_resolve(&c, "eth2", false, &s, NULL);
 	tap_ok((s.has & CONF_HAS_BACKOFF) && s.backoff == 1 &&
 	       s.restore_ms == 100,
 	       "a later rule without backoff leaves the earlier one's");
@@ -142,16 +166,16 @@ static void test_prio_policy(void)
 
 	ok = !parse("dev * detect 400 prio-detect 3:100 4:200 prio-action 3:drop\n"
 		    "dev eth1 prio-detect 4:default prio-warn 3:50 \\\n"
-		    "    prio-restore 3:300 limit 2\n", &c);
+		    "    prio-restore 3:300 storm-limit 2\n", &c);
 	tap_ok(ok && c.n == 2, "per-priority policy is read: two rules");
-	conf_resolve(&c, "eth0", &s, NULL);
+	conf_resolve(&c, "eth0", false, &s, NULL);
 	tap_ok((s.has & CONF_HAS_PRIO_POLICY) && s.detect_ms == 400 &&
 	       s.pp.set[3] == (PFCWD_PRIO_OVR_DETECT | PFCWD_PRIO_OVR_ACTION) &&
 	       s.pp.detect_ms[3] == 100 && s.pp.action[3] == PFCWD_ACTION_DROP &&
 	       s.pp.set[4] == PFCWD_PRIO_OVR_DETECT && s.pp.detect_ms[4] == 200 &&
 	       !s.pp.drop[3] && !s.pp.drop[4],
 	       "eth0: prio 3 T0 100 and drop, prio 4 T0 200, the port's T0 400");
-	conf_resolve(&c, "eth1", &s, NULL);
+	conf_resolve(&c, "eth1", false, &s, NULL);
 	tap_ok(s.pp.set[3] == (PFCWD_PRIO_OVR_DETECT | PFCWD_PRIO_OVR_ACTION |
 			       PFCWD_PRIO_OVR_WARN | PFCWD_PRIO_OVR_RESTORE) &&
 	       s.pp.detect_ms[3] == 100 && s.pp.warn_ms[3] == 50 &&
@@ -172,12 +196,12 @@ static void test_rate(void)
 	ok = !parse("dev * rate-rx 1000 rate-tx 2000 rate-window 500\n"
 		    "dev eth1 rate-tx 0 rate-window 3600000\n", &c);
 	tap_ok(ok && c.n == 2, "rate settings are read: two rules");
-	conf_resolve(&c, "eth0", &s, NULL);
+	conf_resolve(&c, "eth0", false, &s, NULL);
 	tap_ok((s.has & CONF_HAS_RATE_RX) && (s.has & CONF_HAS_RATE_TX) &&
 	       (s.has & CONF_HAS_RATE_WINDOW) && s.rate_rx == 1000 &&
 	       s.rate_tx == 2000 && s.rate_window_ms == 500,
 	       "rate-rx 1000 rate-tx 2000 rate-window 500");
-	conf_resolve(&c, "eth1", &s, NULL);
+	conf_resolve(&c, "eth1", false, &s, NULL);
 	tap_ok(s.rate_rx == 1000 && (s.has & CONF_HAS_RATE_TX) &&
 	       s.rate_tx == 0 && s.rate_window_ms == 3600000,
 	       "a later rule's rate-tx 0 (off) and window override");
@@ -227,7 +251,7 @@ static const struct {
 	  "t.conf:1: bad action \"storm\": expected drop, forward or alert" },
 	{ "dev eth0 prio 8\n",
 	  "t.conf:1: bad priority list \"8\": expected e.g. 3, 3,4, 0-2,5 or none" },
-	{ "dev eth0 limit 17\n",
+	{ "dev eth0 storm-limit 17\n",
 	  "t.conf:1: bad storm limit \"17\": expected 0 (none) to 16" },
 	{ "dev eth0 device-action maybe\n",
 	  "t.conf:1: bad device-action \"maybe\": expected auto, on or off" },
@@ -239,6 +263,12 @@ static const struct {
 	  "t.conf:1: \"qdisc\" needs a value: pfcwd or none" },
 	{ "dev eth0 qdisc prio\n",
 	  "t.conf:1: bad qdisc \"prio\": expected pfcwd or none" },
+	{ "dev eth0 virtual detect 100\n",
+	  "t.conf:1: \"virtual\" is for a glob: a name in full matches any device" },
+	{ "dev e* virtual\n",
+	  "t.conf:1: nothing to set for \"e*\"" },
+	{ "dev eth0 limit 3\n",
+	  "t.conf:1: \"limit\" goes after \"qdisc pfcwd\"; the storm limit is \"storm-limit N\"" },
 	{ "dev eth0 qdisc none limit 3\n",
 	  "t.conf:1: unexpected \"limit\" after \"qdisc none\"" },
 	{ "dev eth0 qdisc pfcwd limit 0\n",
@@ -323,9 +353,10 @@ static void test_nul_and_long(void)
 
 int main(void)
 {
-	tap_plan(4 + 6 + 4 + 4 + 4 + 3 + (int)ARRAY_SIZE(bad) + 2);
+	tap_plan(4 + 6 + 4 + 4 + 4 + 4 + 3 + (int)ARRAY_SIZE(bad) + 2);
 	test_full_line();
 	test_merge();
+	test_virtual();
 	test_warn();
 	test_backoff();
 	test_prio_policy();

@@ -88,7 +88,7 @@ test_example() {
 	[ -e /sys/class/net/other0/pfcwd ] && fail "other0 became a port"
 	grep -q '^enp65s0f1: qdisc mq -> pfcwd limit 10000, ' /tmp/apply.out ||
 		fail "no qdisc change reported"
-	grep -qx 'enp65s0f0: detect 200, restore 400, action drop, limit 3, prio 3, on (new port)' \
+	grep -qx 'enp65s0f0: detect 200, restore 400, action drop, storm-limit 3, prio 3, on (new port)' \
 		/tmp/apply.out || fail "the new port's line"
 
 	before=$(snapshot enp65s0f0 enp65s0f1 other0)
@@ -160,6 +160,7 @@ test_bad_file() {
 	bad=(
 		"dev sa1 detect 61000|4|bad detect \"61000\": expected 1 to 60000 ms"
 		"dev sa1 prio 9|4|bad priority list \"9\""
+		"dev sa1 limit 3|4|\"limit\" goes after \"qdisc pfcwd\"; the storm limit is \"storm-limit N\""
 		"dev sa1 qdisc pfcwd detect 5|4|\"detect\" after \"qdisc pfcwd\""
 		"dev sa1 \\|4|the file ends inside a continued line"
 	)
@@ -188,6 +189,34 @@ test_bad_file() {
 	unload_mod pfcwd
 	apply_rc 1 -f $CONF
 	grep -q 'is pfcwd.ko loaded' /tmp/apply.err || fail "no module message"
+}
+
+# "dev *" is the host's NICs: loopback, a veth and a dummy are skipped
+# unless a rule says "virtual" or names the device in full.
+test_virtual() {
+	local d
+
+	reset_all
+	pfcsim_new sa0
+	ip link del vx0 2>/dev/null
+	ip link del vd0 2>/dev/null
+	check ip link add vx0 type veth peer name vx1
+	check ip link add vd0 type dummy
+	printf 'dev * detect 333\n' > $CONF
+	apply_rc 0 -f $CONF
+	expect_eq "$(sysv sa0 detection_time_ms)" 333 "a NIC matched by dev *"
+	for d in lo vx0 vx1 vd0; do
+		expect_eq "$(sysv $d enabled)" missing "$d skipped by dev *"
+	done
+	printf 'dev * detect 333\ndev vx* virtual detect 444\ndev vd0 detect 555\n' > $CONF
+	apply_rc 0 -f $CONF
+	expect_eq "$(sysv vx0 detection_time_ms) $(sysv vx1 detection_time_ms)" \
+		"444 444" "veths matched by a virtual glob"
+	expect_eq "$(sysv vd0 detection_time_ms)" 555 "a dummy named in full"
+	expect_eq "$(sysv lo enabled)" missing "loopback still skipped"
+	expect_eq "$(sysv sa0 detection_time_ms)" 333 "the NIC as before"
+	ip link del vx0
+	ip link del vd0
 }
 
 # "off" lets a port go, "qdisc none" takes pfcwd's qdisc away; a rule
@@ -370,6 +399,7 @@ TESTS=(
 	"test_example	apply: the shipped example as it says; a second apply and a dry run change nothing"
 	"test_drift	apply: drift shown by --dry-run, exit 3, -j (nothing changed), put back; dev DEV; stdin"
 	"test_bad_file	apply: a bad line refused with FILE:LINE and nothing changed; missing file, device, module"
+	"test_virtual	apply: dev * skips loopback and virtual devices unless virtual or named"
 	"test_off_and_none	apply: off releases the port, qdisc none removes pfcwd's qdisc, on makes a held port"
 	"test_udev_hotplug	udev rule: a port that appears, and reappears, gets the file's rules (systemd-udevd)"
 	"test_systemd_unit	systemd unit: systemd-analyze verify, ExecStart applies the file"

@@ -75,7 +75,7 @@ test_show_set() {
 	[ "$("$PFCWD" -p show dev sw1 | wc -l)" -gt 20 ] || fail "-p is not pretty"
 	[ "$(echo "$j" | wc -l)" = 1 ] || fail "-j is not one line"
 
-	"$PFCWD" set dev sw1 detect 150 restore 250ms action forward prio 0,7 limit 3 || fail "set"
+	"$PFCWD" set dev sw1 detect 150 restore 250ms action forward prio 0,7 storm-limit 3 || fail "set"
 	expect_eq "$(show_val sw1 '[.detect_ms, .restore_ms, .action, .prios, .storm_limit] | tostring')" \
 		'[150,250,"forward",[0,7],3]' "values after set"
 	expect_eq "$(knob sw1 detection_time_ms) $(knob sw1 restoration_time_ms) $(knob sw1 action)" \
@@ -91,7 +91,7 @@ test_show_set() {
 	expect_eq "$(show_val sw1 .enabled)" true "enabled"
 
 	# The human form reads like the set command.
-	"$PFCWD" show dev sw1 | grep -qE '^sw1: on detect 150ms restore 250ms action alert prio 3,4 limit 3$' ||
+	"$PFCWD" show dev sw1 | grep -qE '^sw1: on detect 150ms restore 250ms action alert prio 3,4 storm-limit 3$' ||
 		fail "human show: $("$PFCWD" show dev sw1)"
 
 	# A device without a qdisc becomes a port held by netlink, and goes.
@@ -259,7 +259,7 @@ test_clear_all() {
 test_restore_latched() {
 	reset_all
 	qdisc_port sw1
-	"$PFCWD" set dev sw1 detect 50 restore 50 limit 1 || fail "set"
+	"$PFCWD" set dev sw1 detect 50 restore 50 storm-limit 1 || fail "set"
 	sim sw1 rx_storm 3
 	cli_wait sw1 3 state latched 5
 	expect_eq "$(prio_val sw1 3 latch)" storm-limit "latch reason"
@@ -397,8 +397,9 @@ test_bad_usage() {
 	expect_cli 2 'bad detection time "abc"' set dev sw1 detect abc
 	expect_cli 2 'bad detection time "-5"' set dev sw1 detect -5
 	expect_cli 2 'bad restoration time "1.5"' set dev sw1 restore 1.5
-	expect_cli 2 'bad storm limit "99999999999"' set dev sw1 limit 99999999999
-	expect_cli 2 'bad storm limit "3x"' set dev sw1 limit 3x
+	expect_cli 2 'bad storm limit "99999999999"' set dev sw1 storm-limit 99999999999
+	expect_cli 2 'bad storm limit "3x"' set dev sw1 storm-limit 3x
+	expect_cli 2 '"limit" is tc.s packet limit; write "storm-limit N"' set dev sw1 limit 3
 	expect_cli 2 'bad action "explode"' set dev sw1 action explode
 	expect_cli 2 'bad device-action "maybe": expected auto, on or off' set dev sw1 device-action maybe
 	expect_cli 2 'bad device-action "ON"' set dev sw1 device-action ON
@@ -431,7 +432,7 @@ test_kernel_errors() {
 	expect_cli 1 '^Error: set dev sw1: integer out of range \(Numerical result out of range; attribute detect\)$' \
 		set dev sw1 detect 0
 	expect_cli 1 'integer out of range .*attribute restore' set dev sw1 restore 60001
-	expect_cli 1 'integer out of range .*attribute limit' set dev sw1 limit 17
+	expect_cli 1 'integer out of range .*attribute storm-limit' set dev sw1 storm-limit 17
 	expect_cli 1 'integer out of range .*attribute detect' set dev sw1 detect 100 restore 100 detect 0
 	expect_cli 1 '^Error: dev sw2: pfcwd: the device is not a pfcwd port \(No such device\)$' \
 		show dev sw2
@@ -451,7 +452,7 @@ test_kernel_errors() {
 test_unprivileged() {
 	reset_all
 	qdisc_port sw1
-	"$PFCWD" set dev sw1 limit 1 detect 50 restore 50 || fail "set"
+	"$PFCWD" set dev sw1 storm-limit 1 detect 50 restore 50 || fail "set"
 	sim sw1 rx_storm 3
 	cli_wait sw1 3 state latched 5
 	sim sw1 rx_storm ""
@@ -674,7 +675,7 @@ test_warn() {
 	"$PFCWD" set dev sw1 detect 1000 restore 100 warn 100 || fail "set warn"
 	expect_eq "$(show_val sw1 '[.warn_ms, .detect_ms] | tostring')/$(knob sw1 warning_time_ms)" \
 		'[100,1000]/100' "warn in show -j and sysfs"
-	"$PFCWD" show dev sw1 | grep -qE '^sw1: on detect 1000ms restore 100ms action drop prio 3,4 limit 0 warn 100ms$' ||
+	"$PFCWD" show dev sw1 | grep -qE '^sw1: on detect 1000ms restore 100ms action drop prio 3,4 storm-limit 0 warn 100ms$' ||
 		fail "human show: $("$PFCWD" show dev sw1)"
 
 	before=$(snapshot)
@@ -771,12 +772,12 @@ test_backoff() {
 	qdisc_port sw1
 	local before j m
 
-	"$PFCWD" set dev sw1 detect 100 restore 100 limit 16 || fail "set"
+	"$PFCWD" set dev sw1 detect 100 restore 100 storm-limit 16 || fail "set"
 	expect_eq "$(show_val sw1 .backoff)/$(knob sw1 restore_backoff)" false/0 "off by default"
 	"$PFCWD" show dev sw1 | grep -q ' backoff ' && fail "backoff shown while off"
 	"$PFCWD" set dev sw1 backoff on || fail "set backoff on"
 	expect_eq "$(show_val sw1 .backoff)/$(knob sw1 restore_backoff)" true/1 "on"
-	"$PFCWD" show dev sw1 | grep -qE '^sw1: on detect 100ms restore 100ms action drop prio 3,4 limit 16 backoff on$' ||
+	"$PFCWD" show dev sw1 | grep -qE '^sw1: on detect 100ms restore 100ms action drop prio 3,4 storm-limit 16 backoff on$' ||
 		fail "human show: $("$PFCWD" show dev sw1)"
 
 	before=$(snapshot)
@@ -1209,7 +1210,7 @@ hist_storm() {
 history_run() {
 	reset_all
 	qdisc_port sw1
-	"$PFCWD" set dev sw1 detect 100 restore 100 limit 2 || fail "set"
+	"$PFCWD" set dev sw1 detect 100 restore 100 storm-limit 2 || fail "set"
 	local j tx_a tx_b h
 	expect_eq "$("$PFCWD" -j history dev sw1 | jq -c '[length, ([.[].prio] | sort), ([.[].storms | length] | add), ([.[].watched] | map(select(.)) | length)]')" \
 		'[8,[0,1,2,3,4,5,6,7],0,2]' "8 priorities, no storm yet, 2 watched"
@@ -1259,7 +1260,7 @@ history_run() {
 		'0,0,0,2' "stats clear: pause counts zeroed, storms kept"
 
 	# Unwatching a stormed priority ends its record so.
-	"$PFCWD" set dev sw1 limit 0 || fail "limit 0"
+	"$PFCWD" set dev sw1 storm-limit 0 || fail "limit 0"
 	sim sw1 rx_storm 4
 	cli_wait sw1 4 state stormed 5
 	"$PFCWD" set dev sw1 prio 3 || fail "unwatch 4"

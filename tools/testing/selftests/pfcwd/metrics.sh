@@ -108,7 +108,7 @@ test_check_storm() {
 test_check_storm_latched() {
 	reset_all
 	qdisc_port sw1
-	"$PFCWD" set dev sw1 detect 50 restore 50 limit 1 || fail "set"
+	"$PFCWD" set dev sw1 detect 50 restore 50 storm-limit 1 || fail "set"
 	sim sw1 rx_storm 4
 	cli_wait sw1 4 state latched 5
 	sim sw1 rx_storm ""
