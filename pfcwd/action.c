@@ -52,11 +52,12 @@
  *
  * Context: process, with RTNL and port->lock held (the device is called);
  * the listeners are called in that same context, where the direct calls
- * were.  pfcwd_action_pfc_read() and pfcwd_action_pfc_due() call no device
- * and need port->lock only.  pfcwd_listeners[] is written only at module
- * load, before any port exists, and at unload, after the last one went
- * (main.c): no emitter runs while it changes, so it needs no lock
- * (READ_ONCE and WRITE_ONCE only say it is shared).
+ * were.  pfcwd_action_pfc_due() calls no device and needs port->lock
+ * only; pfcwd_action_pfc_read() needs RTNL too (following pfc_en may
+ * forget priorities, which undoes them).  pfcwd_listeners[] is written
+ * only at module load, before any port exists, and at unload, after the
+ * last one went (main.c): no emitter runs while it changes, so it needs no
+ * lock (READ_ONCE and WRITE_ONCE only say it is shared).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -291,9 +292,32 @@ u64 pfcwd_action_pfc_due(const struct pfcwd_port *port, u64 now)
 	return port->pfc_budget_at + (gaps + 1) * PFCWD_PFC_GAP_NS;
 }
 
+/*
+ * Priorities nobody gave (cfg.prios_follow) are pfc_en's: DCB configured
+ * after the port was made is watched.  A bit pfcwd took out stays
+ * watched, its storm still pfcwd's; a priority the operator took out of
+ * PFC is no longer lossless, so it is forgotten (restored).
+ */
+static void pfcwd_action_follow_pfc_en(struct pfcwd_port *port, u8 pfc_en)
+{
+	char was[PFCWD_PRIO_LIST_LEN], now[PFCWD_PRIO_LIST_LEN];
+	struct pfcwd_config *cfg = &port->cfg;
+	u8 want = pfc_en | port->pfc_off;
+
+	if (!cfg->prios_follow || want == cfg->prios)
+		return;
+	pfcwd_prio_list_format(cfg->prios, was, sizeof(was));
+	pfcwd_prio_list_format(want, now, sizeof(now));
+	pfcwd_log(port, "watched priorities follow pfc_en: %s -> %s\n",
+		  cfg->prios ? was : "none", want ? now : "none");
+	pfcwd_action_forget(port, cfg->prios & ~want, PFCWD_HIST_UNWATCHED);
+	cfg->prios = want;
+	pfcwd_swpfc_set_honour(port, want);
+}
+
 /**
  * pfcwd_action_pfc_read - the poller read the device's pfc_en
- * @port: the port; port->lock held
+ * @port: the port; RTNL and port->lock held
  * @pfc_en: what the read found
  * @read_at: when, ns (RTNL held, right after the getpfc)
  *
@@ -304,7 +328,8 @@ u64 pfcwd_action_pfc_due(const struct pfcwd_port *port, u64 now)
  * the write budget, so that an agent that keeps putting it back costs the
  * device no more writes than pfcwd's own.  Counted each time, logged once
  * per storm; an operator who wants it back uses pfcwd restore.  A read
- * made before pfcwd's last write says nothing of it: ignored.
+ * made before pfcwd's last write says nothing of it: ignored.  RTNL held
+ * too: a port whose priorities follow pfc_en may forget some.
  */
 void pfcwd_action_pfc_read(struct pfcwd_port *port, u8 pfc_en, u64 read_at)
 {
@@ -315,6 +340,7 @@ void pfcwd_action_pfc_read(struct pfcwd_port *port, u8 pfc_en, u64 read_at)
 	if (port->pfc_tried_at > read_at)
 		return;
 	WRITE_ONCE(port->pfc_en, pfc_en);
+	pfcwd_action_follow_pfc_en(port, pfc_en);
 	back = pfc_en & port->pfc_off & port->pfc_want_off;
 	if (!back)
 		return;

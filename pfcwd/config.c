@@ -315,6 +315,7 @@ int pfcwd_port_configure(struct pfcwd_port *port,
 		pfcwd_action_forget(port, cfg->prios & ~in->prios,
 				    PFCWD_HIST_UNWATCHED);
 		cfg->prios = in->prios;
+		cfg->prios_follow = false;
 		pfcwd_swpfc_set_honour(port, cfg->prios);
 	}
 	if (chg->set & PFCWD_CFG_ENABLED) {

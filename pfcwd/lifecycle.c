@@ -90,6 +90,7 @@ static struct pfcwd_port *pfcwd_port_create(struct net_device *dev)
 
 	pfcwd_source_probe(port);
 	port->cfg.prios = port->has_dcb ? port->pfc_en : PFCWD_DEFAULT_PRIOS;
+	port->cfg.prios_follow = port->has_dcb;
 	pfcwd_port_read_link(port, &link);
 	pfcwd_port_link_apply(port, &link);
 	netdev_hold(dev, &port->dev_tracker, GFP_KERNEL);

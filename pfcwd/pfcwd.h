@@ -66,6 +66,7 @@ struct pfcwd_config {
 	enum pfcwd_action action;
 	enum pfcwd_device_action device_action;	/* may pfc_en be used */
 	u8 prios;			/* watched (lossless) priorities */
+	bool prios_follow;		/* none given: prios follow pfc_en */
 	u32 storm_limit;		/* 0..PFCWD_STORM_LIMIT_MAX */
 	u8 backoff;			/* restore backoff: 0 off, 1 on */
 	u32 rate_rx;			/* pause-rate received, frames/s; 0 off */

@@ -553,6 +553,46 @@ test_watched_priorities() {
 	sim sw1 rx_storm ""
 }
 
+# sysfs knob $2 of $1 reads $3 within $4 s: a wait for the poller's next
+# full read, whose interval (poll_quiet_us) is far below the seconds given.
+wait_knob() {
+	local i
+
+	for ((i = 0; i < $4 * 20; i++)); do
+		[ "$(knob "$1" "$2")" = "$3" ] && return 0
+		sleep 0.05
+	done
+	fail "$1 $2: '$(knob "$1" "$2")', not '$3' within $4 s"
+}
+
+# Priorities nobody gave follow pfc_en, so DCB configured after the port
+# is watched; a bit pfcwd took out for a storm stays watched; given
+# priorities stay as given.
+test_prios_follow_pfc_en() {
+	reset_all pfns
+	pfcsim_new sw1
+	dcb_set pfc set dev sw1 prio-pfc all:off || fail "dcb all off"
+	check tc qdisc add dev sw1 root handle 1: pfcwd
+	expect_eq "$(knob sw1 priorities)" "" "nothing lossless: nothing watched"
+	dcb_set pfc set dev sw1 prio-pfc 3:on 4:on || fail "dcb 3,4 on"
+	wait_knob sw1 priorities 3,4 5
+	klog | grep -qx '.*pfcwd: sw1 watched priorities follow pfc_en: none -> 3,4' ||
+		fail "no log line for the change"
+	sim sw1 rx_storm 3
+	wait_stat sw1 3 state stormed 3
+	expect_eq "$(pfc_on sw1)" "4" "pfcwd took 3 out"
+	dcb_set pfc set dev sw1 prio-pfc 4:off || fail "dcb 4 off"
+	wait_knob sw1 priorities 3 5
+	expect_eq "$(pstat sw1 3 state)" stormed "3 still pfcwd's storm"
+	sim sw1 rx_storm ""
+	wait_stat sw1 3 state operational 3
+	expect_eq "$(pfc_on sw1)/$(knob sw1 priorities)" "3/3" "restored, still watched"
+	set_knob sw1 priorities 3,4
+	dcb_set pfc set dev sw1 prio-pfc 5:on || fail "dcb 5 on"
+	sleep 0.5
+	expect_eq "$(knob sw1 priorities)" "3,4" "given priorities do not follow"
+}
+
 test_disable_mid_storm() {
 	reset_all pfns
 	watched_port sw1
@@ -899,6 +939,7 @@ TESTS=(
 	"test_reenabled_rate_limited	storm: an agent putting it back every 5 ms: pfcwd's retakes stay within its write budget"
 	"test_reenabled_keeps_others	storm: taken out again, the agent's other changes kept, through restoration too"
 	"test_watched_priorities	storm: only watched priorities; unwatching restores"
+	"test_prios_follow_pfc_en	storm: priorities nobody gave follow pfc_en, pfcwd's own bits kept"
 	"test_disable_mid_storm	storm: enabled 0 mid-storm restores; 1 watches again"
 	"test_rename_and_netns	storm: sysfs and logs follow renames and netns moves"
 	"test_sysfs_bad_writes	storm: every bad sysfs write rejected, nothing changed"
