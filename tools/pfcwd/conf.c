@@ -19,8 +19,8 @@
  * PATTERN is a device name or a shell glob over names (fnmatch(3):
  * "enp65s0f*", "eth[01]").  A glob skips loopback and virtual devices
  * (those made by "ip link add": veth, bridge, dummy, ...) unless the rule
- * says "virtual": "dev *" means the host's NICs.  A line may be continued with a backslash at its
- * end.  Keywords are written out in full (a file is read by people, and
+ * says "virtual": "dev *" means the host's NICs.  A line may be continued
+ * with a backslash at its end.  Keywords are written out in full (a file is read by people, and
  * an abbreviation that is unique today may not be tomorrow); each may be
  * given once per line.  "qdisc" comes last, and what follows it is the
  * qdisc's own: its packet limit.  The watchdog's settings (detect, restore,
