@@ -48,6 +48,9 @@
  * nl_event.c, and the qdisc's band queues, told to drop what is queued
  * when a drop starts), and every storm is recorded in its priority's
  * history ring (history.c): begun at detection, ended with how it ended.
+ * A port's own events (added, removed, configuration changed, setpfc
+ * failed or fallen back, source blind) go the same way, through
+ * pfcwd_action_port_event(), from here and from the layers above.
  * Events go one way: this file calls no listener by name.
  *
  * Context: process, with RTNL and port->lock held (the device is called);
@@ -85,6 +88,32 @@ void pfcwd_action_listen(enum pfcwd_listener slot,
 			 const struct pfcwd_action_listener *l)
 {
 	WRITE_ONCE(pfcwd_listeners[slot], l);
+}
+
+/**
+ * pfcwd_action_port_event - tell every listener what happened to a port
+ * @port: the port; RTNL and port->lock held, !port->dead
+ * @cmd: PFCWD_CMD_PORT_ADDED, _PORT_REMOVED, _CONFIG_CHANGED,
+ *	_SETPFC_FAILED, _SETPFC_FALLBACK or _SOURCE_BLIND
+ * @ev: what the event carries beside the port, or NULL
+ *
+ * The layers above the actions (lifecycle, configuration, the poller)
+ * publish through here too, so that listeners hear one stream.
+ */
+void pfcwd_action_port_event(struct pfcwd_port *port, u8 cmd,
+			     const struct pfcwd_port_event *ev)
+{
+	static const struct pfcwd_port_event none;
+	const struct pfcwd_action_listener *l;
+	int i;
+
+	ASSERT_RTNL();
+	lockdep_assert_held(&port->lock);
+	for (i = 0; i < PFCWD_LISTENERS; i++) {
+		l = READ_ONCE(pfcwd_listeners[i]);
+		if (l && l->port_event)
+			l->port_event(port, cmd, ev ? ev : &none);
+	}
 }
 
 /* An event of @prio to every listener; RTNL and port->lock held. */
@@ -313,6 +342,7 @@ static void pfcwd_action_follow_pfc_en(struct pfcwd_port *port, u8 pfc_en)
 	pfcwd_action_forget(port, cfg->prios & ~want, PFCWD_HIST_UNWATCHED);
 	cfg->prios = want;
 	pfcwd_swpfc_set_honour(port, want);
+	pfcwd_action_port_event(port, PFCWD_CMD_CONFIG_CHANGED, NULL);
 }
 
 /**
@@ -378,6 +408,7 @@ static void pfcwd_action_commit(struct pfcwd_port *port, bool at_once)
 {
 	const struct dcbnl_rtnl_ops *ops = port->dev->dcbnl_ops;
 	struct net_device *dev = port->dev;
+	struct pfcwd_port_event ev = {};
 	struct ieee_pfc pfc = {};
 	char list[PFCWD_PRIO_LIST_LEN];
 	u64 t = ktime_get_ns();
@@ -426,6 +457,9 @@ static void pfcwd_action_commit(struct pfcwd_port *port, bool at_once)
 failed:
 	port->setpfc_errors++;
 	port->pfc_fails++;
+	ev.err = err;
+	ev.prios = clear | set;
+	pfcwd_action_port_event(port, PFCWD_CMD_SETPFC_FAILED, &ev);
 	if (clear) {
 		pfcwd_prio_list_format(clear, list, sizeof(list));
 		pfcwd_log(port, "prio %s: cannot disable PFC: %d\n", list, err);
@@ -459,6 +493,8 @@ void pfcwd_action_carrier_lost(struct pfcwd_port *port, u64 at)
 		  port->cfg.device_action == PFCWD_DEVICE_ACTION_AUTO ?
 		  "device-action auto now mitigates in the datapath only" :
 		  "device-action on keeps using it");
+	if (port->cfg.device_action == PFCWD_DEVICE_ACTION_AUTO)
+		pfcwd_action_port_event(port, PFCWD_CMD_SETPFC_FALLBACK, NULL);
 }
 
 static void pfcwd_action_apply(struct pfcwd_port *port, int prio, bool tx)

@@ -246,7 +246,7 @@ int pfcwd_port_configure(struct pfcwd_port *port,
 {
 	const struct pfcwd_config *in = &chg->cfg;
 	struct pfcwd_config *cfg = &port->cfg;
-	struct pfcwd_config next;
+	struct pfcwd_config next, was;
 	u32 warn, detect;
 	int err;
 
@@ -276,6 +276,7 @@ int pfcwd_port_configure(struct pfcwd_port *port,
 	err = pfcwd_config_check_warn(&next, chg, extack);
 	if (err)
 		return err;
+	memcpy(&was, cfg, sizeof(was));
 
 	if (chg->set & PFCWD_CFG_PRIO_POLICY) {
 		memcpy(cfg->ovr, next.ovr, sizeof(cfg->ovr));
@@ -323,6 +324,10 @@ int pfcwd_port_configure(struct pfcwd_port *port,
 			pfcwd_action_forget(port, 0xff, PFCWD_HIST_DISABLED);
 		cfg->enabled = in->enabled;
 	}
+
+	/* Listeners hear of a change, not of a request that changed nothing. */
+	if (memcmp(&was, cfg, sizeof(was)))
+		pfcwd_action_port_event(port, PFCWD_CMD_CONFIG_CHANGED, NULL);
 
 	WRITE_ONCE(port->quiet, false);		/* the next poll is a full one */
 	WRITE_ONCE(port->next_poll, 0);

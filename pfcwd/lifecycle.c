@@ -110,6 +110,7 @@ static void pfcwd_port_teardown(struct pfcwd_port *port)
 
 	mutex_lock(&port->lock);
 	pfcwd_action_undo_all(port);
+	pfcwd_action_port_event(port, PFCWD_CMD_PORT_REMOVED, NULL);
 	port->dead = true;
 	mutex_unlock(&port->lock);
 	pfcwd_source_free(port);
@@ -159,6 +160,9 @@ static struct pfcwd_port *pfcwd_port_add(struct net_device *dev,
 		return ERR_PTR(err);
 	}
 	pfcwd_action_announce(port);
+	mutex_lock(&port->lock);
+	pfcwd_action_port_event(port, PFCWD_CMD_PORT_ADDED, NULL);
+	mutex_unlock(&port->lock);
 	pfcwd_poll_kick();
 	return port;
 }

@@ -464,10 +464,23 @@ struct genl_family pfcwd_genl_family __ro_after_init = {
 
 int pfcwd_nl_init(void)
 {
-	return genl_register_family(&pfcwd_genl_family);
+	int err;
+
+	err = pfcwd_nl_events_init();
+	if (err)
+		return err;
+	err = genl_register_family(&pfcwd_genl_family);
+	if (err) {
+		pfcwd_nl_events_exit();
+		return err;
+	}
+	pfcwd_nl_events_live(true);
+	return 0;
 }
 
 void pfcwd_nl_exit(void)
 {
+	pfcwd_nl_events_live(false);
 	genl_unregister_family(&pfcwd_genl_family);
+	pfcwd_nl_events_exit();
 }

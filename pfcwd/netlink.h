@@ -38,6 +38,11 @@ int pfcwd_nl_fill_prio(struct sk_buff *skb, struct pfcwd_port *port, int p,
 		       const u64 *tx_packets, const u64 *rx_packets,
 		       u64 event_ns);
 
+/* nl_event.c: the events' numbers, per netns, and whether they go out */
+int pfcwd_nl_events_init(void);
+void pfcwd_nl_events_live(bool live);
+void pfcwd_nl_events_exit(void);
+
 /* Operations, one file each. */
 extern const struct nla_policy pfcwd_nl_port_get_policy[PFCWD_A_PORT_MAX + 1];
 int pfcwd_nl_port_get_doit(struct sk_buff *skb, struct genl_info *info);

@@ -446,6 +446,8 @@ struct pfcwd_port {
 	u64 dur_waits;			/* ...held back for their step (same) */
 	u64 dur_wait_since;		/* poller: held back since, ns; 0 */
 	u64 read_errors;		/* failed ieee_getpfc calls */
+	u32 read_fails;			/* ...of them in a row */
+	bool blind;			/* last said it sees no storm; RTNL */
 	u32 read_rate;			/* reads per second, last full window */
 	u64 rate_start, rate_reads;	/* the window being measured */
 	u32 unchanged_reads;		/* reads since last_change */
@@ -591,6 +593,7 @@ void pfcwd_source_sample(struct pfcwd_port *port, int prio,
 			 const struct pfcwd_counters *c,
 			 struct pfcwd_sample *s);
 enum pfcwd_source pfcwd_port_source(const struct pfcwd_port *port);
+bool pfcwd_source_blind(const struct pfcwd_port *port);
 u64 pfcwd_port_resolution_ns(const struct pfcwd_port *port);
 u64 pfcwd_port_granularity_ns(const struct pfcwd_port *port);
 u64 pfcwd_port_restore_late_ns(const struct pfcwd_port *port);
@@ -704,6 +707,12 @@ enum pfcwd_listener {
 	PFCWD_LISTENERS,
 };
 
+/* What a port event carries beside the port itself. */
+struct pfcwd_port_event {
+	int err;		/* setpfc-failed: the driver's error */
+	u8 prios;		/* setpfc-failed: the bits left unchanged */
+};
+
 struct pfcwd_action_listener {
 	/* @cmd: PFCWD_CMD_STORM_DETECTED etc.; @when: its CLOCK_MONOTONIC ns */
 	void (*event)(struct pfcwd_port *port, int prio, u8 cmd, u64 when);
@@ -711,16 +720,23 @@ struct pfcwd_action_listener {
 	void (*rate_event)(struct pfcwd_port *port, int prio, int dir);
 	/* the watchdog starts dropping: drop what @dev's queues hold too */
 	void (*drop_queued)(struct net_device *dev);
+	/* @cmd: PFCWD_CMD_PORT_ADDED etc., of the port as a whole */
+	void (*port_event)(struct pfcwd_port *port, u8 cmd,
+			   const struct pfcwd_port_event *ev);
 };
 
 void pfcwd_action_listen(enum pfcwd_listener slot,
 			 const struct pfcwd_action_listener *l);
+void pfcwd_action_port_event(struct pfcwd_port *port, u8 cmd,
+			     const struct pfcwd_port_event *ev);
 
 /* netlink.c, nl_event.c */
 int pfcwd_nl_init(void);
 void pfcwd_nl_exit(void);
 void pfcwd_nl_event(struct pfcwd_port *port, int prio, u8 cmd, u64 when);
 void pfcwd_nl_rate_event(struct pfcwd_port *port, int prio, int dir);
+void pfcwd_nl_port_event(struct pfcwd_port *port, u8 cmd,
+			 const struct pfcwd_port_event *ev);
 extern const struct pfcwd_action_listener pfcwd_nl_listener;
 
 /* ingress.c */

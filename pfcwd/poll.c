@@ -308,6 +308,9 @@ static bool pfcwd_poll_read(struct pfcwd_port *port, struct pfcwd_pass *ps)
 	if (pfcwd_nic_storm_read(port, c))
 		moved = true;
 	ps->nic_due = pfcwd_nic_storm_due(port);
+	/* Going blind, or seeing again, is news too (pfcwd_poll_blind()). */
+	if (pfcwd_source_blind(port) != port->blind)
+		moved = true;
 	if (!moved && READ_ONCE(port->quiet) && !READ_ONCE(port->push_active)) {
 		next = pfcwd_source_next_read(port, c->now, false);
 		pfcwd_poll_schedule(port, c->now, min(next, ps->nic_due));
@@ -369,6 +372,25 @@ static bool pfcwd_poll_machines(struct pfcwd_port *port,
 }
 
 /*
+ * Tells whether @port went blind (watched, and no storm can be seen) or
+ * sees again.  RTNL and port->lock held.
+ */
+static void pfcwd_poll_blind(struct pfcwd_port *port)
+{
+	bool blind = pfcwd_source_blind(port);
+
+	if (blind == port->blind)
+		return;
+	port->blind = blind;
+	if (__ratelimit(&port->log_rs))
+		pr_notice("%s %s\n", port->name, !blind ? "no longer blind" :
+			  port->read_fails ?
+			  "blind: counter reads keep failing, a storm cannot be seen" :
+			  "blind: no source of pause information, a storm cannot be seen");
+	pfcwd_action_port_event(port, PFCWD_CMD_SOURCE_BLIND, NULL);
+}
+
+/*
  * Decides and acts on what was read, in one section under RTNL and
  * port->lock: no operator's change (a disable, an unwatch, a restore by
  * hand, a netns move) can come between a machine's event and its action.
@@ -382,6 +404,7 @@ static bool pfcwd_poll_decide(struct pfcwd_port *port, struct pfcwd_pass *ps)
 	mutex_lock(&port->lock);
 	if (ps->relink)
 		pfcwd_port_link_apply(port, &ps->link);
+	pfcwd_poll_blind(port);
 	if (port->cfg.enabled && !port->link_up) {
 		/* Nothing flows: keep the state, re-prime once the link is back. */
 		port->reprime = true;

@@ -541,8 +541,10 @@ bool pfcwd_source_read_pfc(struct pfcwd_port *port, struct pfcwd_counters *c)
 	pfcwd_source_read_shown(port, c->now, forced);
 	if (err) {
 		WRITE_ONCE(port->read_errors, port->read_errors + 1);
+		port->read_fails++;
 		return true;
 	}
+	port->read_fails = 0;
 	c->pfc_en = pfc.pfc_en;
 	c->pfc_valid = true;
 	if (!port->counters)
@@ -837,6 +839,22 @@ enum pfcwd_source pfcwd_port_source(const struct pfcwd_port *port)
 	if (READ_ONCE(port->stall_prios))
 		return PFCWD_SOURCE_TXQ;
 	return PFCWD_SOURCE_NONE;
+}
+
+/* Counter reads failing this many times in a row blind the port. */
+#define PFCWD_READ_FAILS_BLIND	3
+
+/*
+ * Whether @port watches a priority and can see no storm there: it has no
+ * source of pause information, or its counter reads keep failing.
+ * Poller, RTNL held.
+ */
+bool pfcwd_source_blind(const struct pfcwd_port *port)
+{
+	if (!port->cfg.enabled || !port->cfg.prios)
+		return false;
+	return pfcwd_port_source(port) == PFCWD_SOURCE_NONE ||
+	       port->read_fails >= PFCWD_READ_FAILS_BLIND;
 }
 
 /*

@@ -2,7 +2,8 @@
 /*
  * pfcwd(8): "monitor" - the events of the multicast group "events" as they
  * come: one line each, readable, or one JSON object per line with -j.
- * Output is flushed after every event, for pipes.
+ * Output is flushed after every event, for pipes.  Events are numbered
+ * per netns; a gap in the numbers (events lost) is said on stderr.
  *
  * Single-threaded; no locking.
  */
@@ -18,6 +19,7 @@ struct monitor {
 	unsigned int ifindex;	/* only this device's events, if not 0 */
 	uint32_t count;		/* stop after this many, if not 0 */
 	uint32_t seen;
+	uint64_t seq;		/* the last event's number; 0: none yet */
 };
 
 void usage_monitor(FILE *f)
@@ -40,8 +42,107 @@ static const char *event_name(uint8_t cmd)
 		return "storm-warning";
 	case PFCWD_CMD_PAUSE_RATE:
 		return "pause-rate";
+	case PFCWD_CMD_PORT_ADDED:
+		return "port-added";
+	case PFCWD_CMD_PORT_REMOVED:
+		return "port-removed";
+	case PFCWD_CMD_CONFIG_CHANGED:
+		return "config-changed";
+	case PFCWD_CMD_SETPFC_FAILED:
+		return "setpfc-failed";
+	case PFCWD_CMD_SETPFC_FALLBACK:
+		return "setpfc-fallback";
+	case PFCWD_CMD_SOURCE_BLIND:
+		return "source-blind";
 	}
 	return NULL;
+}
+
+/* An event of the port as a whole, not of one of its priorities. */
+static bool port_event(uint8_t cmd)
+{
+	return cmd >= PFCWD_CMD_PORT_ADDED && cmd <= PFCWD_CMD_SOURCE_BLIND;
+}
+
+/* The configuration a port-added or config-changed event carries. */
+static void port_config_human(const struct port_info *pi)
+{
+	const uint64_t *v = pi->v;
+	char prios[32];
+
+	prio_list(v[PFCWD_A_PORT_PRIOS], prios, sizeof(prios));
+	printf("%s, prio %s, detect %llu ms, restore %llu ms, ",
+	       v[PFCWD_A_PORT_ENABLED] ? "on" : "off", prios,
+	       (unsigned long long)v[PFCWD_A_PORT_DETECT_MS],
+	       (unsigned long long)v[PFCWD_A_PORT_RESTORE_MS]);
+	printf("action %s, storm-limit %llu, source %s",
+	       action_name(v[PFCWD_A_PORT_ACTION]),
+	       (unsigned long long)v[PFCWD_A_PORT_STORM_LIMIT],
+	       source_name(v[PFCWD_A_PORT_SOURCE]));
+	if (has(pi->have, PFCWD_A_PORT_LEVER))
+		printf(", %s", lever_reach(v[PFCWD_A_PORT_LEVER]));
+}
+
+static void port_event_human(uint8_t cmd, const struct port_info *pi,
+			     const char *when)
+{
+	const uint64_t *v = pi->v;
+	char prios[32];
+
+	printf("%s %s: ", when, pi->ifname);
+	switch (cmd) {
+	case PFCWD_CMD_PORT_ADDED:
+		printf("port added (");
+		port_config_human(pi);
+		putchar(')');
+		break;
+	case PFCWD_CMD_PORT_REMOVED:
+		printf("port removed, everything pfcwd changed undone");
+		break;
+	case PFCWD_CMD_CONFIG_CHANGED:
+		printf("configuration changed (");
+		port_config_human(pi);
+		putchar(')');
+		break;
+	case PFCWD_CMD_SETPFC_FAILED:
+		prio_list(v[PFCWD_A_PORT_SETPFC_PRIOS], prios, sizeof(prios));
+		printf("cannot change pfc_en of prio %s: %s; mitigation stays in the datapath",
+		       prios, strerror(v[PFCWD_A_PORT_SETPFC_ERRNO]));
+		break;
+	case PFCWD_CMD_SETPFC_FALLBACK:
+		printf("changing pfc_en took the link down: %s",
+		       "device-action auto mitigates in the datapath only from now on");
+		break;
+	case PFCWD_CMD_SOURCE_BLIND:
+		if (v[PFCWD_A_PORT_BLIND])
+			printf("blind: a storm cannot be seen (source %s, %llu %s)",
+			       source_name(v[PFCWD_A_PORT_SOURCE]),
+			       (unsigned long long)v[PFCWD_A_PORT_READ_ERRORS],
+			       "failed counter reads");
+		else
+			printf("sees storms again (source %s)",
+			       source_name(v[PFCWD_A_PORT_SOURCE]));
+		break;
+	}
+	putchar('\n');
+}
+
+/*
+ * Events are numbered per netns: a gap means the kernel could not send
+ * some, or they overflowed our socket.  Said on stderr, once per gap.
+ */
+static void check_seq(struct monitor *m, const struct port_info *pi)
+{
+	uint64_t seq;
+
+	if (!has(pi->have, PFCWD_A_PORT_EVENT_SEQ))
+		return;
+	seq = pi->v[PFCWD_A_PORT_EVENT_SEQ];
+	if (m->seq && seq > m->seq + 1)
+		fprintf(stderr, "pfcwd: %llu events lost before event %llu\n",
+			(unsigned long long)(seq - m->seq - 1),
+			(unsigned long long)seq);
+	m->seq = seq;
 }
 
 static void event_human(uint8_t cmd, const struct port_info *pi, int p,
@@ -98,6 +199,33 @@ static void event_human(uint8_t cmd, const struct port_info *pi, int p,
 	putchar('\n');
 }
 
+/* Counts an event printed; 1 (stop) once the count asked for is reached. */
+static int event_done(struct monitor *m)
+{
+	if (fflush(stdout))
+		return -EPIPE;
+	m->seen++;
+	return m->count && m->seen >= m->count ? 1 : 0;
+}
+
+static int port_event_cb(uint8_t cmd, const char *name,
+			 const struct port_info *pi, struct monitor *m)
+{
+	char when[48];
+
+	fmt_wall(when, sizeof(when), mono_ns(), cli.json);
+	if (cli.json) {
+		jw_obj_open(NULL);
+		jw_str("event", name);
+		jw_str("time", when);
+		json_port_members(pi, AK_EVENT | AK_SHOW);
+		jw_obj_close();
+	} else {
+		port_event_human(cmd, pi, when);
+	}
+	return event_done(m);
+}
+
 static int event_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct genlmsghdr *gh = mnl_nlmsg_get_payload(nlh);
@@ -118,8 +246,12 @@ static int event_cb(const struct nlmsghdr *nlh, void *data)
 			name);
 		return 0;
 	}
+	/* Every event of the netns counts, whichever device is asked for. */
+	check_seq(m, &pi);
 	if (m->ifindex && pi.v[PFCWD_A_PORT_IFINDEX] != m->ifindex)
 		return 0;
+	if (port_event(gh->cmd))
+		return port_event_cb(gh->cmd, name, &pi, m);
 	for (p = 0; p < PFCWD_NUM_PRIO; p++) {
 		if (pi.prio[p].have) {
 			pr = &pi.prio[p];
@@ -142,10 +274,7 @@ static int event_cb(const struct nlmsghdr *nlh, void *data)
 	} else {
 		event_human(gh->cmd, &pi, p, pr, when);
 	}
-	if (fflush(stdout))
-		return -EPIPE;
-	m->seen++;
-	return m->count && m->seen >= m->count ? 1 : 0;
+	return event_done(m);
 }
 
 int cmd_monitor(int argc, char **argv)

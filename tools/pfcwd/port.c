@@ -22,6 +22,10 @@
 const struct attr_key port_keys[] = {
 	{ PFCWD_A_PORT_IFINDEX, "ifindex", AF_NUM, AK_SHOW | AK_STATS | AK_EVENT },
 	{ PFCWD_A_PORT_IFNAME, "ifname", AF_STR, AK_SHOW | AK_STATS | AK_EVENT },
+	{ PFCWD_A_PORT_EVENT_SEQ, "event_seq", AF_NUM, AK_EVENT },
+	{ PFCWD_A_PORT_BLIND, "blind", AF_BOOL, AK_EVENT },
+	{ PFCWD_A_PORT_SETPFC_ERRNO, "setpfc_errno", AF_NUM, AK_EVENT },
+	{ PFCWD_A_PORT_SETPFC_PRIOS, "setpfc_prios", AF_PRIOS, AK_EVENT },
 	{ PFCWD_A_PORT_ENABLED, "enabled", AF_BOOL, AK_SHOW },
 	{ PFCWD_A_PORT_DETECT_MS, "detect_ms", AF_NUM, AK_SHOW },
 	{ PFCWD_A_PORT_RESTORE_MS, "restore_ms", AF_NUM, AK_SHOW },
@@ -168,6 +172,10 @@ static const uint8_t port_size[PORT_ATTRS] = {
 	[PFCWD_A_PORT_NIC_PREVENTION_MS] = 4,
 	[PFCWD_A_PORT_NIC_STORM_WARNINGS] = 8,
 	[PFCWD_A_PORT_NIC_STORM_ERRORS] = 8,
+	[PFCWD_A_PORT_EVENT_SEQ] = 8,
+	[PFCWD_A_PORT_BLIND] = 1,
+	[PFCWD_A_PORT_SETPFC_ERRNO] = 4,
+	[PFCWD_A_PORT_SETPFC_PRIOS] = 1,
 };
 
 static const uint8_t prio_size[PRIO_ATTRS] = {

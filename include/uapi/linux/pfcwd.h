@@ -221,6 +221,10 @@ enum {
 	PFCWD_A_PORT_TX_PROGRESS,	/* u8: a qdisc shows transmit progress */
 	PFCWD_A_PORT_LEVER,		/* u32: enum pfcwd_lever, port's action */
 	PFCWD_A_PORT_RDMA_COVERED,	/* u8: that lever reaches RDMA */
+	PFCWD_A_PORT_EVENT_SEQ,		/* u64: events: number in the netns */
+	PFCWD_A_PORT_BLIND,		/* u8: source-blind: 1 blind, 0 sees again */
+	PFCWD_A_PORT_SETPFC_ERRNO,	/* u32: setpfc-failed: the driver's errno */
+	PFCWD_A_PORT_SETPFC_PRIOS,	/* u8: setpfc-failed: bits not changed */
 	__PFCWD_A_PORT_CNT
 };
 
@@ -375,6 +379,12 @@ enum {
 	PFCWD_CMD_STORM_WARNING,	/* notification */
 	PFCWD_CMD_PAUSE_RATE,		/* notification */
 	PFCWD_CMD_HISTORY_GET,		/* dump: pause history, per priority */
+	PFCWD_CMD_PORT_ADDED,		/* notification */
+	PFCWD_CMD_PORT_REMOVED,		/* notification */
+	PFCWD_CMD_CONFIG_CHANGED,	/* notification */
+	PFCWD_CMD_SETPFC_FAILED,	/* notification */
+	PFCWD_CMD_SETPFC_FALLBACK,	/* notification */
+	PFCWD_CMD_SOURCE_BLIND,		/* notification */
 	__PFCWD_CMD_CNT
 };
 

@@ -538,7 +538,9 @@ def main():
                     "stats-clear": {"do"}, "prio-restore": {"do"},
                     "history-get": {"dump"}}
         want_ntf = {"storm-detected", "storm-restored", "tx-storm", "slow-receiver",
-                    "storm-warning", "pause-rate"}
+                    "storm-warning", "pause-rate", "port-added", "port-removed",
+                    "config-changed", "setpfc-failed", "setpfc-fallback",
+                    "source-blind"}
         got_ops = {k: set(v.modes) for k, v in fam.ops.items()} if fam else {}
         got_ntf = {k: v.yaml.get("mcgrp") for k, v in fam.ntfs.items()} if fam else {}
         t.ok(fam is not None and got_ops == want_ops and
@@ -546,7 +548,7 @@ def main():
              fam.yaml.get("version") == 1 and fam.yaml["name"] == "pfcwd",
              "family pfcwd v1: port-get do+dump, port-set, stats-clear, prio-restore, "
              "history-get dump; "
-             "six events on group events",
+             "twelve events on group events",
              ["ops %r" % got_ops, "notifications %r" % got_ntf])
         t.ok(not P["gen"] and r.gen_header is not None,
              "ynl-gen-c renders the spec's uAPI constants", P["gen"])

@@ -667,6 +667,103 @@ test_effective_bounds() { judged effective_bounds; }
 # counted and logged, and no storm; a storm longer than T0 warns, then is
 # detected.  T0 1 s, warn 100 ms: a 300 ms pause has 700 ms of margin for
 # the VM's scheduling.  Bad values are refused and change nothing.
+# Waits up to $3 s until file $1 has $2 events (JSON lines).
+wait_events() {
+	local i
+
+	for ((i = 0; i < $3 * 20; i++)); do
+		[ "$(grep -c . "$1")" -ge "$2" ] && return 0
+		sleep 0.05
+	done
+	fail "$2 events not seen within $3 s: $(cat "$1")"
+}
+
+# A port's own events, as automation reads them: added, configuration
+# changed (by set and by pfc_en followed; not by a set that changes
+# nothing), setpfc failed, blind and seeing again, setpfc fallen back
+# after a link bounce, removed.  Numbered without a gap.
+test_monitor_port_events() {
+	reset_all
+	pfcsim_new sw1
+	local grp pj ph f=/tmp/mon-port.json t=/tmp/mon-port.txt n
+	grp=$(($(events_group)))
+	"$PFCWD" -j monitor dev sw1 > $f 2> $f.err &
+	pj=$!
+	"$PFCWD" monitor dev sw1 > $t 2>&1 &
+	ph=$!
+	wait_subscribed $pj "$grp"
+	wait_subscribed $ph "$grp"
+
+	tc qdisc add dev sw1 root handle 1: pfcwd || fail "tc qdisc add"
+	wait_events $f 1 5
+	dcb_set pfc set dev sw1 prio-pfc 5:on || fail "dcb"
+	wait_events $f 2 5
+	"$PFCWD" set dev sw1 detect 150 restore 150 || fail "set"
+	"$PFCWD" set dev sw1 detect 150 || fail "set again"
+	wait_events $f 3 5
+
+	sim sw1 setpfc_fail 95
+	sim sw1 rx_storm 3
+	cli_wait sw1 3 state stormed 5
+	sim sw1 rx_storm ""
+	cli_wait sw1 3 state operational 5
+	sim sw1 setpfc_fail 0
+	wait_events $f 6 5
+
+	sim sw1 getpfc_fail 5
+	wait_events $f 7 5
+	sim sw1 getpfc_fail 0
+	wait_events $f 8 5
+
+	sim sw1 setpfc_bounce_ms 150
+	sim sw1 rx_storm 3
+	cli_wait sw1 3 state stormed 5
+	wait_events $f 10 5
+	sim sw1 rx_storm ""
+	cli_wait sw1 3 state operational 10
+	sim sw1 setpfc_bounce_ms 0
+	n=$(grep -c . $f)
+	tc qdisc del dev sw1 root || fail "tc qdisc del"
+	wait_events $f $((n + 1)) 5
+	sleep 0.2
+	kill $pj $ph
+	wait $pj $ph 2>/dev/null
+	cat $f $t
+
+	expect_eq "$(jq -r .event $f | grep -v '^storm-' | paste -sd' ')" \
+		"port-added config-changed config-changed setpfc-failed source-blind source-blind setpfc-fallback port-removed" \
+		"the port's events, in order"
+	jq -s -e '[.[].event_seq] | . as $s | length > 0 and
+		all(range(1; length); $s[.] == $s[. - 1] + 1)' $f > /dev/null ||
+		fail "events not numbered one by one: $(jq -c -s '[.[].event_seq]' $f)"
+	[ -s $f.err ] && fail "monitor stderr: $(cat $f.err)"
+	expect_eq "$(jq -c 'select(.event == "port-added") | [.ifname, .enabled, .prios, .source]' $f)" \
+		'["sw1",true,[3,4],"dcb"]' "port-added: the port as created"
+	expect_eq "$(jq -c 'select(.event == "config-changed") | [.prios, .detect_ms]' $f | paste -sd' ')" \
+		"[[3,4,5],$(jq 'select(.event == "port-added") | .detect_ms' $f)] [[3,4,5],150]" \
+		"config-changed: pfc_en followed, then detect 150"
+	expect_eq "$(jq -c 'select(.event == "setpfc-failed") | [.setpfc_errno, .setpfc_prios, .lever]' $f)" \
+		'[95,[3],"pfc_en"]' "setpfc-failed: errno, the bit left, the lever"
+	expect_eq "$(jq -c 'select(.event == "source-blind") | .blind' $f | paste -sd' ')" \
+		"true false" "source-blind: blind, then seeing again"
+	expect_eq "$(jq -c 'select(.event == "setpfc-fallback") | [.device_action, .setpfc_hurts, .lever, .rdma_covered]' $f)" \
+		'["auto",true,"datapath",false]' "setpfc-fallback: auto falls back to the datapath"
+	local line
+	for line in 'port added \(on, prio 3,4, detect [0-9]+ ms, restore [0-9]+ ms, action drop, storm-limit 0, source dcb, lever pfc_en: RDMA covered\)' \
+		'configuration changed \(on, prio 3,4,5, detect 150 ms, restore 150 ms, action drop' \
+		'cannot change pfc_en of prio 3: Operation not supported; mitigation stays in the datapath' \
+		'blind: a storm cannot be seen \(source dcb, [0-9]+ failed counter reads\)' \
+		'sees storms again \(source dcb\)' \
+		'changing pfc_en took the link down: device-action auto mitigates in the datapath only from now on' \
+		'port removed, everything pfcwd changed undone'; do
+		grep -qE "^[0-9-]+ [0-9:.]+ sw1: $line" $t || fail "no text line: $line"
+	done
+	klog | grep -q 'pfcwd: sw1 blind: counter reads keep failing, a storm cannot be seen' ||
+		fail "no blind log line"
+	klog | grep -q 'pfcwd: sw1 no longer blind' || fail "no 'no longer blind' log line"
+	rm -f $f $f.err $t
+}
+
 test_warn() {
 	reset_all
 	qdisc_port sw1
@@ -1313,6 +1410,7 @@ TESTS=(
 	"test_clear_all	cli: stats clear of one port and of all"
 	"test_restore_latched	cli: restore of storm-limit and tx-storm latches"
 	"test_monitor	cli: monitor (JSON and text) gets storm events with the right fields and times"
+	"test_monitor_port_events	cli: monitor: port added and removed, configuration changed, setpfc failed and fallen back, source blind, numbered without a gap"
 	"test_warn	cli: warn MS: one storm-warning for a pause shorter than T0, warning then detection for a storm; bad values refused"
 	"test_backoff	cli: backoff on|off: set, show (table, -j), stats, metrics, apply; the second storm of a run shown waiting 2 x T1; bad values refused"
 	"test_pause_rate	cli: rate-rx/rate-tx/rate-window: one pause-rate event per direction above the rate for the window (rate and duration bounded), none below it or for shorter bursts; monitor, stats, metrics, log; bad values refused"

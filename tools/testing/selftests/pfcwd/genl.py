@@ -104,7 +104,9 @@ PORT_TYPES = {'ifindex': 'u32', 'ifname': 'str', 'enabled': 'u8',
               'effective_rate_window_ms': 'u32', 'rate_direction': 'u8',
               'rate_pps': 'u64', 'rate_duration_ms': 'u32', 'backoff': 'u8',
               'phase': 'u8', 'phase_pubs': 'u64', 'pub_width_us': 'u32',
-              'tx_progress': 'u8', 'lever': 'u32', 'rdma_covered': 'u8'}
+              'tx_progress': 'u8', 'lever': 'u32', 'rdma_covered': 'u8',
+              'event_seq': 'u64', 'blind': 'u8', 'setpfc_errno': 'u32',
+              'setpfc_prios': 'u8'}
 
 
 def attr(t, payload):

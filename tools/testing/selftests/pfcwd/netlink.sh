@@ -521,6 +521,8 @@ test_events() {
 		"[$idx,\"sw1\",3,1,0,1]" "detected: dev, prio, state stormed, action drop, count"
 	expect_eq "$(echo "$r" | jq -c '[.ifname, .prio[0].prio, .prio[0].state, .prio[0].restored]')" \
 		'["sw1",3,0,1]' "restored: dev, prio, state operational, count"
+	expect_eq "$(($(echo "$r" | jq .event_seq) - $(echo "$d" | jq .event_seq)))" 1 \
+		"restored numbered next after detected"
 	local de re paused storm
 	de=$(echo "$d" | jq .prio[0].event_ns)
 	re=$(echo "$r" | jq .prio[0].event_ns)
